@@ -1,0 +1,24 @@
+"""The `embedstore` command: a thin shell over the library."""
+
+from __future__ import annotations
+
+import typer
+
+from embedstore.cli import collections_cmd, index_cmd, search_cmd
+
+app = typer.Typer(
+    name="embedstore",
+    help="Semantic code and document search: index a folder, then search it.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("index")(index_cmd.index)
+app.command("search")(search_cmd.search)
+app.command("list")(collections_cmd.list_collections)
+app.command("info")(collections_cmd.info)
+app.command("rm")(collections_cmd.rm)
+
+
+def main() -> None:
+    app()

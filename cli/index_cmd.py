@@ -1,0 +1,66 @@
+"""`embedstore index PATH`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from embedstore.indexing import IndexOptions, IndexReport, index_folder
+from embedstore.cli.common import JsonOption, StoreOption, cli_errors, err, open_store, out, print_json
+from embedstore.cli.progress import RichProgress
+
+
+@cli_errors
+def index(
+    path: Annotated[Path, typer.Argument(help="Folder (or file) to index.", show_default=False)],
+    name: Annotated[
+        str | None, typer.Option("--name", "-n", help="Collection name [default: folder name].")
+    ] = None,
+    encoder: Annotated[
+        str | None,
+        typer.Option(help="Sentence-transformers model name or folder [default: all-MiniLM-L6-v2]."),
+    ] = None,
+    pooling: Annotated[
+        str | None,
+        typer.Option(help="mean, cls, max, last or weighted_mean [default: the model's own]."),
+    ] = None,
+    index_kind: Annotated[
+        str | None,
+        typer.Option("--index", help="auto, flat or ivfpq [default: auto: exact below 50,000 chunks]."),
+    ] = None,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Re-encode everything, e.g. with another encoder.")
+    ] = False,
+    batch_size: Annotated[int, typer.Option(min=1, max=4096, help="Encoding batch size.")] = 32,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Index a folder into a collection; re-running it updates only what changed."""
+    options = IndexOptions(
+        name=name, encoder=encoder, pooling=pooling, index_kind=index_kind,
+        rebuild=rebuild, batch_size=batch_size,
+    )
+    with RichProgress(err, enabled=not as_json) as progress:
+        report = index_folder(open_store(store), path, options, progress)
+    if as_json:
+        print_json(asdict(report))
+    else:
+        _print_report(report)
+
+
+def _print_report(r: IndexReport) -> None:
+    out.print(f"[bold]{r.collection}[/bold]: {r.files_scanned:,} files scanned, {r.skipped}")
+    if r.nothing_changed and not r.chunks_added:
+        out.print("Nothing changed: no file was re-chunked or re-encoded.")
+    else:
+        out.print(
+            f"files: {r.files_new:,} new, {r.files_changed:,} changed, "
+            f"{r.files_deleted:,} deleted, {r.files_unchanged:,} unchanged; "
+            f"chunks: +{r.chunks_added:,} -{r.chunks_removed:,} "
+            f"({r.chunks_encoded:,} encoded, {r.chunks_reused:,} reused)"
+        )
+    timing = ", ".join(f"{stage} {secs:.1f}s" for stage, secs in r.seconds.items())
+    out.print(f"{r.chunks_total:,} chunks in a {r.index_kind} index ({timing})")

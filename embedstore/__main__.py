@@ -1,0 +1,3 @@
+from embedstore.cli.app import main
+
+main()

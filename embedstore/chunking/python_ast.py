@@ -1,0 +1,84 @@
+"""Outlines of Python files from the standard library's ``ast``.
+
+The fallback for when the tree-sitter grammar is not installed, or when it
+reports errors on code the running interpreter accepts (newer syntax than
+the grammar knows). It finds the same blocks as the tree-sitter walker.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from embedstore.chunking.outline import Block, header_text, qualified
+
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def outline(text: str) -> list[Block] | None:
+    """The definitions of ``text``; None when it is not valid Python."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):  # ValueError: source with null bytes
+        return None
+    return _collect(tree.body, text.split("\n"), None, False)
+
+
+def _collect(
+    statements: Iterable[ast.stmt], lines: list[str], owner: str | None, member: bool
+) -> list[Block]:
+    blocks: list[Block] = []
+    taken = 0  # last line owned by a block
+    for node in statements:
+        if isinstance(node, _Definition):
+            found = [_block(node, lines, owner, member, taken)]
+        else:
+            found = _collect(_nested(node), lines, owner, member)
+        for block in found:
+            if block.start > taken:
+                blocks.append(block)
+                taken = block.end
+    return blocks
+
+
+def _nested(node: ast.stmt) -> list[ast.stmt]:
+    """Statements inside a compound statement (if/try/with/match...), in order."""
+    nested: list[ast.stmt] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.stmt):
+            nested.append(child)
+        elif isinstance(child, ast.excepthandler | ast.match_case):
+            nested.extend(child.body)
+    return nested
+
+
+def _block(
+    node: _Definition, lines: list[str], owner: str | None, member: bool, taken: int
+) -> Block:
+    start = min([node.lineno] + [decorator.lineno for decorator in node.decorator_list])
+    # Comment lines directly above belong to the definition, as in the tree-sitter walker.
+    while start - 1 > taken and lines[start - 2].strip().startswith("#"):
+        start -= 1
+    symbol = qualified(owner, node.name)
+    header = header_text(lines, node.lineno, _signature_end(node, lines))
+    if isinstance(node, ast.ClassDef):
+        children = tuple(_collect(node.body, lines, symbol, True))
+        return Block(start, _end(node), "class", symbol, header, children)
+    return Block(start, _end(node), "method" if member else "function", symbol, header)
+
+
+def _signature_end(node: _Definition, lines: list[str]) -> int:
+    """The line of the signature's colon: the last code line before the body."""
+    last = max(node.lineno, node.body[0].lineno - 1)
+    while last > node.lineno and _is_filler(lines[last - 1]):
+        last -= 1
+    return last
+
+
+def _is_filler(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+def _end(node: _Definition) -> int:
+    return node.end_lineno or node.lineno

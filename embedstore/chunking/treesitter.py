@@ -1,0 +1,196 @@
+"""Outlines of source files from tree-sitter syntax trees.
+
+Trees are walked in rows, never in byte offsets: the file is parsed as UTF-8
+bytes, so byte and character offsets differ on non-ASCII lines, but a row is
+the same line in both.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+import threading
+from typing import TYPE_CHECKING, NamedTuple
+
+from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
+from embedstore.chunking.outline import Block, header_text, qualified
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node, Parser
+
+_IDENTIFIER = re.compile(r"\w+")
+# Parsers keep per-parse state, so each thread gets its own.
+_local = threading.local()
+
+
+class TreeOutline(NamedTuple):
+    blocks: list[Block]
+    clean: bool  # False when the tree has syntax errors (tree-sitter recovered)
+
+
+def outline(text: str, language: str) -> TreeOutline | None:
+    """The definitions of ``text``; None when the grammar is not installed."""
+    grammar = GRAMMARS[language]
+    parser = parser_for(language)
+    if parser is None:
+        return None
+    # Lone surrogates (undecodable bytes) cannot be encoded; replacing them keeps rows.
+    tree = parser.parse(text.encode("utf-8", errors="replace"))
+    walker = _Walker(grammar, text.split("\n"))
+    return TreeOutline(walker.collect(tree.root_node, None, False), not tree.root_node.has_error)
+
+
+def parser_for(language: str) -> Parser | None:
+    parsers: dict[str, Parser] = _local.__dict__.setdefault("parsers", {})
+    if language not in parsers:
+        loaded = _language(language)
+        if loaded is None:
+            return None
+        from tree_sitter import Parser
+
+        parsers[language] = Parser(loaded)
+    return parsers[language]
+
+
+@functools.cache
+def _language(language: str) -> Language | None:
+    grammar = GRAMMARS[language]
+    try:
+        from tree_sitter import Language
+
+        module = importlib.import_module(grammar.module)
+    except ImportError:
+        return None
+    return Language(getattr(module, grammar.entry)())
+
+
+def _end_row(node: Node) -> int:
+    """The last row holding part of ``node`` (a trailing newline ends on the next row)."""
+    row, column = node.end_point
+    return row - 1 if column == 0 and row > node.start_point.row else row
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", errors="replace")
+
+
+class _Walker:
+    def __init__(self, grammar: Grammar, lines: list[str]) -> None:
+        self.grammar = grammar
+        self.lines = lines
+
+    def collect(self, parent: Node, owner: str | None, in_container: bool) -> list[Block]:
+        """Definitions under ``parent``, without entering function bodies."""
+        blocks: list[Block] = []
+        taken = -1  # last row owned by a block
+        lead_start: int | None = None  # first row of the comments directly above
+        lead_end = -1
+        for child in parent.children:
+            row, end = child.start_point.row, _end_row(child)
+            if child.type in self.grammar.leading:
+                if lead_start is None or row > lead_end + 1:
+                    # A trailing comment (code before it on its row) leads nothing.
+                    starts_row = not self.lines[row][: child.start_point.column].strip()
+                    lead_start = row if starts_row else None
+                lead_end = end
+                continue
+            found = self._definition(child)
+            if found is not None:
+                if row > taken:
+                    start = lead_start if lead_start is not None and lead_end == row - 1 else row
+                    block = self._block(child, *found, max(start, taken + 1), owner, in_container)
+                    blocks.append(block)
+                    taken = block.end - 1
+            elif end > row:
+                for block in self.collect(child, owner, in_container):
+                    if block.start - 1 > taken:
+                        blocks.append(block)
+                        taken = block.end - 1
+            lead_start = None
+        return blocks
+
+    def _definition(self, node: Node) -> tuple[Node, str] | None:
+        """The node carrying name and body of the definition ``node`` is, and its kind."""
+        grammar = self.grammar
+        if node.type in grammar.kinds:
+            if node.type in grammar.needs_body and node.child_by_field_name("body") is None:
+                return None
+            return node, grammar.kinds[node.type]
+        if node.type in grammar.bindings:
+            for declarator in node.named_children:
+                value = declarator.child_by_field_name("value")
+                if value is not None and value.type in FUNCTION_VALUES:
+                    return declarator, "function"
+            return None
+        if node.type in grammar.wrappers:
+            for child in node.named_children:
+                found = self._definition(child)
+                if found is not None:
+                    return found
+        return None
+
+    def _block(
+        self, node: Node, inner: Node, kind: str, start_row: int, owner: str | None, member: bool
+    ) -> Block:
+        symbol = qualified(owner or self._receiver(inner), _name(inner))
+        if member and kind == "function":
+            kind = "method"
+        header = header_text(self.lines, inner.start_point.row + 1, _signature_end(inner) + 1)
+        children: tuple[Block, ...] = ()
+        body = inner.child_by_field_name("body")
+        if inner.type in self.grammar.containers and body is not None:
+            children = tuple(self.collect(body, symbol, True))
+        return Block(start_row + 1, _end_row(node) + 1, kind, symbol, header, children)
+
+    def _receiver(self, node: Node) -> str | None:
+        """The type a Go method is declared on: ``Point`` in ``func (p *Point[T]) M()``."""
+        field = self.grammar.receiver
+        receiver = node.child_by_field_name(field) if field else None
+        if receiver is None:
+            return None
+        names = _IDENTIFIER.findall(_text(receiver).split("[")[0])
+        return names[-1] if names else None
+
+
+def _name(node: Node) -> str | None:
+    """A definition's name, looked up the ways the grammars spell it."""
+    name = node.child_by_field_name("name")
+    if name is not None:
+        return _text(name)
+    # C/C++: the name is inside nested declarators (`*f(int)` -> `f`).
+    declarator = node.child_by_field_name("declarator")
+    if declarator is not None:
+        while (inner := _inner_declarator(declarator)) is not None:
+            declarator = inner
+        return _text(declarator)
+    # Rust `impl<T> Trait for Type<T>` is named after the type.
+    implemented = node.child_by_field_name("type")
+    if implemented is not None:
+        return _text(implemented).split("<")[0]
+    # Go `type (...)` groups and similar: the first named member.
+    for child in node.named_children:
+        name = child.child_by_field_name("name")
+        if name is not None:
+            return _text(name)
+    return None
+
+
+def _inner_declarator(declarator: Node) -> Node | None:
+    inner = declarator.child_by_field_name("declarator")
+    if inner is None and declarator.type == "reference_declarator":
+        # C++ `T& f()` keeps its function declarator as an unnamed child.
+        inner = next((c for c in declarator.named_children if "declarator" in c.type), None)
+    return inner
+
+
+def _signature_end(node: Node) -> int:
+    """The last row of a definition's signature: just before its body opens."""
+    body = node.child_by_field_name("body")
+    value = node.child_by_field_name("value")
+    if body is None and value is not None:
+        body = value.child_by_field_name("body")
+    if body is None:
+        return node.start_point.row
+    before = body.prev_sibling
+    return max(node.start_point.row, before.end_point.row if before else body.start_point.row)

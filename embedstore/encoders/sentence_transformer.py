@@ -1,0 +1,161 @@
+"""Any sentence-transformers model as a pipeline: model -> pooling -> normalise."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from embedstore.encoders.base import BatchCallback, TextKind, length_sorted_batches
+from embedstore.encoders.device import best_device
+from embedstore.encoders.pooling import Normalize, Pooling, resolve_pooling
+from embedstore.errors import EncoderLoadError
+
+# sentence-transformers' names for its pooling modes -> ours.
+_ST_POOLING_NAMES = {
+    "mean": "mean",
+    "cls": "cls",
+    "max": "max",
+    "lasttoken": "last",
+    "weightedmean": "weighted_mean",
+}
+# Legacy (sentence-transformers < 4) boolean flags in 1_Pooling/config.json.
+_ST_POOLING_FLAGS = {
+    "pooling_mode_cls_token": "cls",
+    "pooling_mode_mean_tokens": "mean",
+    "pooling_mode_max_tokens": "max",
+    "pooling_mode_lasttoken": "last",
+    "pooling_mode_weightedmean_tokens": "weighted_mean",
+}
+
+
+def recommended_pooling(pooling_config: dict[str, Any]) -> str:
+    """Our name for the pooling a sentence-transformers Pooling config asks for."""
+    mode = pooling_config.get("pooling_mode")
+    if isinstance(mode, list | tuple) and len(mode) == 1:
+        mode = mode[0]
+    if isinstance(mode, str) and mode in _ST_POOLING_NAMES:
+        return _ST_POOLING_NAMES[mode]
+    for flag, name in _ST_POOLING_FLAGS.items():
+        if pooling_config.get(flag):
+            return name
+    return "mean"
+
+
+class SentenceTransformerEncoder:
+    """A sentence-transformers model whose own pooling stage we replace by ours.
+
+    The model's token-level module produces token states; our Pooling turns them
+    into one vector; any modules the model has after pooling (a Dense
+    projection, say) run next; Normalize comes last.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        name: str,
+        revision: str | None = None,
+        pooling: str | None = None,
+        device: str | None = None,
+    ) -> None:
+        # Imported here: sentence-transformers takes seconds to import and the
+        # CLI's fast paths (list, info, rm) never need it.
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        # Per-weight loading bars would garble the CLI's own progress display.
+        hf_logging.disable_progress_bar()
+
+        self._name = name
+        self._revision = revision
+        self._device = device or best_device()
+        try:
+            model = SentenceTransformer(source, device=self._device)
+        except (OSError, ValueError) as exc:
+            raise EncoderLoadError(
+                f"cannot load sentence-transformers model {source!r}: {exc}. "
+                "Give a local model folder, or a hub name on a machine with internet."
+            ) from exc
+        modules = list(model)
+        pool_at = next(
+            (i for i, m in enumerate(modules) if type(m).__name__ == "Pooling"), None
+        )
+        if pool_at is None:
+            raise EncoderLoadError(f"model {source!r} has no Pooling module to read its pooling from")
+        self._recommended = recommended_pooling(modules[pool_at].get_config_dict())
+        self._pooling_name = resolve_pooling(pooling, self._recommended, name)
+        self._token_model = modules[0]
+        self._after_pool = torch.nn.Sequential(
+            *(m for m in modules[pool_at + 1 :] if type(m).__name__ != "Normalize")
+        )
+        self._pool = Pooling(self._pooling_name)
+        self._normalize = Normalize()
+        self._dim = int(model.get_embedding_dimension() or 0)
+        self._max_tokens = int(model.max_seq_length)
+        self._prompts: dict[str, str] = dict(getattr(model, "prompts", {}) or {})
+        self._tokenizer = self._token_model.tokenizer
+        self._model = model.eval()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def revision(self) -> str | None:
+        return self._revision
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self._max_tokens
+
+    @property
+    def pooling(self) -> str:
+        return self._pooling_name
+
+    @property
+    def recommended_pooling(self) -> str:
+        return self._recommended
+
+    @property
+    def device(self) -> str:
+        return self._device
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        encoded = self._tokenizer(texts, add_special_tokens=True, verbose=False)
+        return [len(ids) for ids in encoded["input_ids"]]
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = 32,
+        kind: TextKind = "document",
+        on_batch: BatchCallback | None = None,
+    ) -> np.ndarray:
+        prompt = self._prompts.get(kind, "")
+        inputs = [prompt + t for t in texts]
+        out = np.zeros((len(inputs), self._dim), dtype=np.float32)  # (n, dim)
+        for batch in length_sorted_batches([len(t) for t in inputs], batch_size):
+            out[batch] = self._encode_batch([inputs[i] for i in batch])
+            if on_batch is not None:
+                on_batch(len(batch))
+        return out
+
+    @torch.inference_mode()
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        features = self._token_model.preprocess(texts)
+        features = {k: v.to(self._device) if torch.is_tensor(v) else v for k, v in features.items()}
+        states = self._token_model(features)["token_embeddings"]  # (B, T, H)
+        pooled = self._pool(states, features["attention_mask"])  # (B, H)
+        projected = self._after_pool({"sentence_embedding": pooled})["sentence_embedding"]  # (B, D)
+        return self._normalize(projected).float().cpu().numpy()
+

@@ -1,0 +1,44 @@
+"""The one exception hierarchy of embedstore.
+
+Library code raises these with a message that tells the user what to do; only
+the CLI and the API translate them into exit codes or HTTP statuses.
+Bad *option values* raise ``ValueError`` listing the valid options instead.
+"""
+
+from __future__ import annotations
+
+
+class EmbedstoreError(Exception):
+    """Base class: every error embedstore raises on purpose."""
+
+
+class UserInputError(EmbedstoreError):
+    """The request itself is wrong (a missing path, an empty query...)."""
+
+
+class CollectionNotFoundError(EmbedstoreError):
+    """No collection of that name exists in the store."""
+
+
+class CollectionExistsError(EmbedstoreError):
+    """A collection of that name exists already."""
+
+
+class EncoderMismatchError(EmbedstoreError):
+    """The collection was built with another encoder, dimension or pooling."""
+
+
+class EncoderLoadError(EmbedstoreError):
+    """An encoder could not be found or loaded."""
+
+
+class CollectionLockedError(EmbedstoreError):
+    """Another process is writing to the collection right now."""
+
+
+class CorruptCollectionError(EmbedstoreError):
+    """A collection's files cannot be read and cannot be repaired."""
+
+
+class VectorIndexError(EmbedstoreError):
+    """A vector index cannot be built, read or searched."""

@@ -1,0 +1,379 @@
+"""Walk a folder and yield the files worth indexing, with their text and hash.
+
+What is left out, and why:
+
+* paths matched by ``.gitignore`` and ``.embedstoreignore`` files at any level
+  (git's semantics: a nested file governs its own subtree, the deepest match
+  wins, the last matching line of a file wins) and by the root's
+  ``.git/info/exclude``; ignore files above the root are not read;
+* version-control folders, and vendored or build folders (``node_modules``,
+  ``.venv``, ``target``...), pruned without being listed;
+* binaries, known by extension without reading them, or by a NUL byte near
+  the start, or by not decoding as UTF-8;
+* files larger than ``max_bytes``, known from ``stat`` before reading;
+* minified, generated and lock files, which add noise and no meaning;
+* symlinks to folders (never followed, so a link cycle cannot loop the walk)
+  and symlinks to files outside the root.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, get_args
+
+from pathspec import GitIgnoreSpec
+
+from embedstore.errors import UserInputError
+from embedstore.languages import detect_language
+
+DEFAULT_MAX_BYTES = 1 << 20
+
+SkipReason = Literal[
+    "ignored",
+    "vendored",
+    "binary",
+    "too_large",
+    "minified",
+    "generated",
+    "symlink",
+    "unreadable",
+]
+SKIP_REASONS: tuple[SkipReason, ...] = get_args(SkipReason)
+
+# Later files override earlier ones: .embedstoreignore can re-include (``!``)
+# what .gitignore excludes in the same folder.
+IGNORE_FILE_NAMES = (".gitignore", ".embedstoreignore")
+
+# Repository metadata, not content: skipped without counting as a skip.
+_VCS_DIR_NAMES = frozenset({".git", ".hg", ".svn", ".bzr"})
+
+_VENDORED_DIR_NAMES = frozenset(
+    {
+        "node_modules",
+        "bower_components",
+        "jspm_packages",
+        "vendor",
+        "third_party",
+        ".venv",
+        "venv",
+        "site-packages",
+        "dist",
+        "build",
+        "_build",
+        "target",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".eggs",
+        ".idea",
+        ".vscode",
+        ".gradle",
+        ".next",
+        ".nuxt",
+        ".svelte-kit",
+        ".parcel-cache",
+        ".terraform",
+        ".cache",
+    }
+)
+_VENDORED_DIR_SUFFIXES = (".egg-info",)
+
+_BINARY_EXTENSIONS = frozenset(
+    {
+        # images and media
+        ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tif", ".tiff",
+        ".psd", ".svg", ".mp3", ".mp4", ".wav", ".ogg", ".flac", ".avi", ".mov",
+        ".mkv", ".webm",
+        # fonts and documents
+        ".ttf", ".otf", ".woff", ".woff2", ".eot", ".pdf", ".doc", ".docx", ".xls",
+        ".xlsx", ".ppt", ".pptx",
+        # archives, packages and compiled code
+        ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".jar",
+        ".war", ".whl", ".egg", ".exe", ".dll", ".so", ".dylib", ".a", ".o", ".obj",
+        ".lib", ".bin", ".class", ".pyc", ".pyo", ".pyd", ".wasm", ".iso", ".dmg",
+        # data files and model weights
+        ".db", ".sqlite", ".sqlite3", ".parquet", ".npy", ".npz", ".pkl", ".pickle",
+        ".pt", ".pth", ".ckpt", ".safetensors", ".onnx", ".h5", ".faiss",
+    }
+)  # fmt: skip
+
+# Lock files are machine-written, so they count as generated.
+_LOCK_FILE_NAMES = frozenset(
+    {
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "poetry.lock",
+        "pipfile.lock",
+        "uv.lock",
+        "pdm.lock",
+        "cargo.lock",
+        "composer.lock",
+        "gemfile.lock",
+        "go.sum",
+    }
+)
+_GENERATED_NAME_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", ".pb.go", ".pb.gw.go")
+# Case-sensitive on purpose: these are the conventional spellings, and prose
+# such as "do not edit this by hand" in a README must not match.
+_GENERATED_MARKERS = ("@generated", "DO NOT EDIT", "Code generated")
+_GENERATED_MARKER_LINES = 5
+
+_MINIFIED_NAME_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".js.map", ".css.map")
+_MINIFIABLE_LANGUAGES = frozenset({"javascript", "css"})
+_MINIFIED_MEAN_LINE_LENGTH = 300
+
+# Git's own heuristic: a NUL byte in the first 8 KiB means binary.
+_BINARY_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file kept for indexing."""
+
+    path: Path  # absolute
+    rel_path: str  # POSIX, relative to the root
+    language: str
+    text: str  # decoded, BOM stripped, line endings normalised to "\n"
+    sha256: str  # hex digest of the raw bytes on disk
+    size: int  # bytes on disk
+
+
+@dataclass
+class ScanStats:
+    """How many files were kept, and how many paths were skipped for each reason.
+
+    A pruned folder (vendored, ignored, unreadable or a symlink) counts as one
+    skip: its contents are never listed, which is the point of pruning.
+    """
+
+    kept: int = 0
+    skipped: dict[SkipReason, int] = field(default_factory=lambda: dict.fromkeys(SKIP_REASONS, 0))
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(self.skipped.values())
+
+    def record_skip(self, reason: SkipReason) -> None:
+        self.skipped[reason] += 1
+
+    def summary(self) -> str:
+        """E.g. ``kept 1,234 files, skipped 12 (binary 10, too large 2)``."""
+        text = f"kept {self.kept:,} files, skipped {self.skipped_total:,}"
+        reasons = ", ".join(
+            f"{reason.replace('_', ' ')} {count:,}"
+            for reason, count in self.skipped.items()
+            if count
+        )
+        return f"{text} ({reasons})" if reasons else text
+
+
+def walk_sources(
+    root: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, stats: ScanStats | None = None
+) -> Iterator[SourceFile]:
+    """Yield the indexable files under ``root``, sorted by ``rel_path``.
+
+    A ``root`` that is a file yields that one file (``rel_path`` is its name)
+    if it passes the same file filters; ignore files do not apply to it.
+    Pass ``stats`` to learn what was kept and skipped.
+
+    Raises ``UserInputError`` when ``root`` does not exist or is neither a
+    folder nor a regular file, at the call rather than at the first ``next``.
+    """
+    if max_bytes <= 0:
+        raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes}")
+    root = Path(root)
+    if not root.exists():
+        raise UserInputError(f"{root} does not exist: give the path of a folder or file to index")
+    resolved = root.resolve()
+    scanner = _Scanner(resolved, max_bytes, ScanStats() if stats is None else stats)
+    if resolved.is_file():
+        return scanner.single_file()
+    if not resolved.is_dir():
+        raise UserInputError(f"{root} is neither a folder nor a regular file: nothing to index")
+    return scanner.tree()
+
+
+@dataclass(frozen=True)
+class _IgnoreRules:
+    """The ignore specs in force in one folder, outermost first.
+
+    Each layer holds the folder it came from (``rel_dir``, "" or ending in
+    "/") because its patterns are anchored there.
+    """
+
+    layers: tuple[tuple[str, GitIgnoreSpec], ...] = ()
+
+    def adding(self, rel_dir: str, pattern_files: Iterable[Path]) -> _IgnoreRules:
+        lines = [line for path in pattern_files for line in _read_pattern_lines(path)]
+        if not lines:
+            return self
+        return _IgnoreRules((*self.layers, (rel_dir, GitIgnoreSpec.from_lines(lines))))
+
+    def is_ignored(self, rel_path: str, *, is_dir: bool) -> bool:
+        # The trailing "/" is how pathspec knows a path is a folder, which
+        # directory-only patterns ("logs/") need.
+        suffix = "/" if is_dir else ""
+        for rel_dir, spec in reversed(self.layers):
+            verdict = spec.check_file(rel_path[len(rel_dir) :] + suffix).include
+            if verdict is not None:
+                return verdict
+        return False
+
+
+def _read_pattern_lines(path: Path) -> list[str]:
+    # As in git, an ignore file that cannot be read contributes no patterns.
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+@dataclass(frozen=True)
+class _Scanner:
+    root: Path  # resolved
+    max_bytes: int
+    stats: ScanStats
+
+    def single_file(self) -> Iterator[SourceFile]:
+        yield from self._keep(_load(self.root, self.root.name, self.max_bytes))
+
+    def tree(self) -> Iterator[SourceFile]:
+        rules = _IgnoreRules().adding("", [self.root / ".git" / "info" / "exclude"])
+        yield from self._folder(self.root, "", rules)
+
+    def _folder(self, folder: Path, rel_dir: str, rules: _IgnoreRules) -> Iterator[SourceFile]:
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=_walk_order)
+        except OSError:
+            self.stats.record_skip("unreadable")
+            return
+        present = {entry.name for entry in entries}
+        ignore_files = [folder / name for name in IGNORE_FILE_NAMES if name in present]
+        rules = rules.adding(rel_dir, ignore_files)
+        for entry in entries:
+            rel_path = rel_dir + entry.name
+            if entry.is_symlink():
+                yield from self._symlink(entry, rel_path, rules)
+            elif entry.is_dir(follow_symlinks=False):
+                yield from self._subfolder(entry, rel_path, rules)
+            elif rules.is_ignored(rel_path, is_dir=False):
+                self.stats.record_skip("ignored")
+            else:
+                yield from self._keep(_load(Path(entry.path), rel_path, self.max_bytes))
+
+    def _subfolder(
+        self, entry: os.DirEntry[str], rel_path: str, rules: _IgnoreRules
+    ) -> Iterator[SourceFile]:
+        if entry.name in _VCS_DIR_NAMES:
+            return
+        if entry.name in _VENDORED_DIR_NAMES or entry.name.endswith(_VENDORED_DIR_SUFFIXES):
+            self.stats.record_skip("vendored")
+        elif rules.is_ignored(rel_path, is_dir=True):
+            self.stats.record_skip("ignored")
+        else:
+            yield from self._folder(Path(entry.path), rel_path + "/", rules)
+
+    def _symlink(
+        self, entry: os.DirEntry[str], rel_path: str, rules: _IgnoreRules
+    ) -> Iterator[SourceFile]:
+        # Git stores a symlink as a file, so directory-only patterns never match it.
+        if rules.is_ignored(rel_path, is_dir=False):
+            self.stats.record_skip("ignored")
+            return
+        # realpath does not raise on link loops; a looping link then resolves
+        # to a path that is not a file and is skipped like a dangling one.
+        target = Path(os.path.realpath(entry.path))
+        if target.is_relative_to(self.root) and target.is_file():
+            yield from self._keep(_load(Path(entry.path), rel_path, self.max_bytes))
+        else:
+            self.stats.record_skip("symlink")
+
+    def _keep(self, loaded: SourceFile | SkipReason) -> Iterator[SourceFile]:
+        if isinstance(loaded, SourceFile):
+            self.stats.kept += 1
+            yield loaded
+        else:
+            self.stats.record_skip(loaded)
+
+
+def _walk_order(entry: os.DirEntry[str]) -> str:
+    # Sorting a folder's names with "/" appended to subfolders makes the
+    # depth-first walk emit rel_paths in plain string order: "a-b" < "a/x"
+    # because "-" < "/", so the file "a-b" must come before the folder "a".
+    return entry.name + "/" if entry.is_dir(follow_symlinks=False) else entry.name
+
+
+def _load(path: Path, rel_path: str, max_bytes: int) -> SourceFile | SkipReason:
+    """Read one file, or say why it is not worth indexing (cheapest checks first)."""
+    name = path.name.lower()
+    name_reason = _skip_reason_from_name(name)
+    if name_reason is not None:
+        return name_reason
+    try:
+        file_stat = path.stat()
+        if not stat.S_ISREG(file_stat.st_mode):
+            pass  # FIFOs and devices would block or never end
+        if file_stat.st_size > max_bytes:
+            return "too_large"
+        with path.open("rb") as handle:
+            # One byte over the cap catches a file that grew since the stat.
+            raw = handle.read(max_bytes + 1)
+    except OSError:
+        return "unreadable"
+    if len(raw) > max_bytes:
+        return "too_large"
+    if b"\0" in raw[:_BINARY_SNIFF_BYTES]:
+        return "binary"
+    try:
+        decoded = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return "binary"
+    text = decoded.replace("\r\n", "\n").replace("\r", "\n")
+    language = detect_language(name)
+    content_reason = _skip_reason_from_text(text, language)
+    if content_reason is not None:
+        return content_reason
+    return SourceFile(
+        path=path,
+        rel_path=rel_path,
+        language=language,
+        text=text,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        size=len(raw),
+    )
+
+
+def _skip_reason_from_name(lowered_name: str) -> SkipReason | None:
+    if Path(lowered_name).suffix in _BINARY_EXTENSIONS:
+        return "binary"
+    if lowered_name in _LOCK_FILE_NAMES or lowered_name.endswith(_GENERATED_NAME_SUFFIXES):
+        return "generated"
+    if lowered_name.endswith(_MINIFIED_NAME_SUFFIXES):
+        return "minified"
+    return None
+
+
+def _skip_reason_from_text(text: str, language: str) -> SkipReason | None:
+    head = text.split("\n", _GENERATED_MARKER_LINES)[:_GENERATED_MARKER_LINES]
+    if any(marker in line for line in head for marker in _GENERATED_MARKERS):
+        return "generated"
+    if language in _MINIFIABLE_LANGUAGES and _mean_line_length(text) > _MINIFIED_MEAN_LINE_LENGTH:
+        return "minified"
+    return None
+
+
+def _mean_line_length(text: str) -> float:
+    # A final newline ends the last line; it does not start an empty one.
+    line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return len(text) / line_count

@@ -1,0 +1,222 @@
+"""One collection: a folder with collection.json, meta.sqlite and vectors.faiss."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from filelock import FileLock, Timeout
+
+from embedstore.encoders.base import Encoder
+from embedstore.encoders.registry import load_encoder
+from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
+from embedstore.indexes import VectorIndex, choose_kind, refine, refine_candidates
+from embedstore.search import SearchResult
+from embedstore.store import db
+from embedstore.store.manifest import Manifest
+
+MANIFEST_FILE = "collection.json"
+DB_FILE = "meta.sqlite"
+INDEX_FILE = "vectors.faiss"
+LOCK_FILE = ".write.lock"
+# Retrain IVF-PQ once the collection has grown this much past its training size.
+RETRAIN_GROWTH = 4.0
+
+
+@dataclass(frozen=True)
+class CollectionStats:
+    name: str
+    files: int
+    chunks: int
+    disk_bytes: int
+    manifest: Manifest
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write via a temporary file, fsync, rename: readers see old or new, never half."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+class Collection:
+    """Reads are lock-free; writes go through ``writing()`` (one writer per collection).
+
+    SQLite is the source of truth, the manifest included (its collection.json is a
+    mirror). The FAISS file records the database generation it was built from;
+    a stale or missing one is rebuilt from the stored vectors, never re-encoded.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name = path.name
+        self.conn = db.connect(path / DB_FILE)
+        self._index: VectorIndex | None = None
+        self._index_generation = -1
+        self._index_lock = threading.Lock()
+
+    # -- manifest ---------------------------------------------------------------
+
+    @property
+    def manifest(self) -> Manifest:
+        text = db.get_meta(self.conn, "manifest")
+        if text is None:
+            raise CorruptCollectionError(f"collection {self.name!r} has no manifest in {DB_FILE}")
+        return Manifest.from_json(text)
+
+    def mirror_manifest(self) -> None:
+        """Rewrite collection.json from the database when it differs."""
+        text = self.manifest.to_json()
+        file = self.path / MANIFEST_FILE
+        if not file.exists() or file.read_text() != text:
+            write_atomic(file, text.encode())
+
+    @property
+    def encoder(self) -> Encoder:
+        manifest = self.manifest
+        encoder = load_encoder(manifest.encoder, manifest.pooling)
+        if encoder.dim != manifest.dim:
+            raise CorruptCollectionError(
+                f"encoder {manifest.encoder!r} now gives {encoder.dim}-d vectors but collection "
+                f"{self.name!r} holds {manifest.dim}-d ones; re-index with --rebuild"
+            )
+        return encoder
+
+    # -- writing ----------------------------------------------------------------
+
+    @contextmanager
+    def writing(self) -> Iterator[Collection]:
+        lock = FileLock(self.path / LOCK_FILE)
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise CollectionLockedError(
+                f"another embedstore process is writing to collection {self.name!r}; "
+                "wait for it to finish"
+            ) from None
+        try:
+            yield self
+        finally:
+            lock.release()
+
+    def update_index(self, removed: list[int], added: list[int]) -> None:
+        """Bring vectors.faiss in step with the database after a write (writer only)."""
+        manifest = self.manifest
+        gen = db.generation(self.conn)
+        _, n_chunks = db.counts(self.conn)
+        kind = choose_kind(manifest.index_kind, n_chunks)
+        current = self._load_saved_index(gen - 1)
+        trained_on = int(manifest.index.get("trained_on", 0))
+        if current is not None and current.kind == kind and (
+            kind == "flat" or n_chunks <= RETRAIN_GROWTH * trained_on
+        ):
+            current.remove(np.array(removed, dtype=np.int64))
+            ids = np.array(added, dtype=np.int64)
+            current.add(ids, db.vectors_for(self.conn, ids, manifest.dim))
+            index = current
+        else:
+            index = self._build_from_db(kind)
+            trained_on = n_chunks
+        self._persist_index(index, gen, trained_on)
+
+    # -- reading ----------------------------------------------------------------
+
+    def vector_index(self) -> VectorIndex:
+        """The index matching the database now, repaired from SQLite when stale."""
+        gen = db.generation(self.conn)
+        with self._index_lock:
+            if self._index is not None and self._index_generation == gen:
+                return self._index
+            index = self._load_saved_index(gen)
+            if index is None:
+                index = self._repair(gen)
+            self._index, self._index_generation = index, gen
+            return index
+
+    def search_vectors(
+        self, queries: np.ndarray, k: int, *, nprobe: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(q, d) queries -> scores and chunk ids (q, k), exact-rescored for IVF-PQ."""
+        index = self.vector_index()
+        if index.exact:
+            return index.search(queries, k)
+        _, candidates = index.search(queries, refine_candidates(k), nprobe=nprobe)  # (q, c)
+        dim = self.manifest.dim
+        return refine(queries, candidates, lambda ids: db.vectors_for(self.conn, ids, dim), k)
+
+    def search(self, query: str, k: int = 10, *, nprobe: int | None = None) -> list[SearchResult]:
+        vectors = self.encoder.encode([query], kind="query")  # (1, d)
+        scores, ids = self.search_vectors(vectors, k, nprobe=nprobe)
+        return self.results_for(ids[0], scores[0])
+
+    def results_for(self, ids: np.ndarray, scores: np.ndarray) -> list[SearchResult]:
+        """Chunk ids (k,) with scores (k,) -> results, skipping the -1 padding."""
+        wanted = [int(i) for i in ids if i >= 0]
+        rows = db.chunk_rows(self.conn, wanted)
+        return [
+            SearchResult(
+                chunk_id=r.id, path=r.path, start_line=r.start_line, end_line=r.end_line,
+                language=r.language, score=float(s), text=r.text, symbol=r.symbol,
+            )
+            for i, s in zip(ids, scores, strict=True)
+            if (r := rows.get(int(i))) is not None
+        ]
+
+    def stats(self) -> CollectionStats:
+        files, chunks = db.counts(self.conn)
+        size = sum(p.stat().st_size for p in self.path.iterdir() if p.is_file())
+        return CollectionStats(self.name, files, chunks, size, self.manifest)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- index files --------------------------------------------------------------
+
+    def _load_saved_index(self, gen: int) -> VectorIndex | None:
+        """The saved index if it was built from database generation ``gen``."""
+        if db.get_meta(self.conn, "index_generation") != str(gen):
+            return None
+        try:
+            return VectorIndex.load(self.path / INDEX_FILE)
+        except VectorIndexError:
+            return None
+
+    def _build_from_db(self, kind: str) -> VectorIndex:
+        manifest = self.manifest
+        ids, vectors = db.all_vectors(self.conn, manifest.dim)  # (n,), (n, d)
+        return VectorIndex.build(kind, manifest.dim, vectors, ids)
+
+    def _repair(self, gen: int) -> VectorIndex:
+        """Rebuild a stale index; persist it unless a writer holds the lock."""
+        n_chunks = db.counts(self.conn)[1]
+        index = self._build_from_db(choose_kind(self.manifest.index_kind, n_chunks))
+        try:
+            with self.writing():
+                if db.generation(self.conn) == gen:
+                    self._persist_index(index, gen, n_chunks)
+        except CollectionLockedError:
+            pass  # the writer will save its own, newer index
+        return index
+
+    def _persist_index(self, index: VectorIndex, gen: int, trained_on: int) -> None:
+        index.save(self.path / INDEX_FILE)
+        described = {"kind": index.kind, **index.params, "trained_on": trained_on}
+        manifest = self.manifest.with_index(described)
+        with db.transaction(self.conn):
+            db.set_meta(self.conn, "manifest", manifest.to_json())
+            db.set_meta(self.conn, "index_generation", str(gen))
+        self.mirror_manifest()
+        self._index, self._index_generation = index, gen

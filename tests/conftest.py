@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# A model that is not on disk must fail at once instead of waiting on the network.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+from tests.fakes import FAKE_SPEC, FakeEncoder, install_fake_encoder  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own store, never the user's."""
+    home = tmp_path / "store"
+    monkeypatch.setenv("EMBEDSTORE_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def fake_encoder() -> Iterator[FakeEncoder]:
+    encoder = install_fake_encoder()
+    encoder.encoded.clear()
+    yield encoder
+
+
+__all__ = ["FAKE_SPEC"]

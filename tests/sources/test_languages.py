@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from embedstore.languages import FALLBACK_LANGUAGE, detect_language
+
+
+@pytest.mark.parametrize(
+    ("file_name", "language"),
+    [
+        ("main.py", "python"),
+        ("stubs.pyi", "python"),
+        ("app.js", "javascript"),
+        ("module.mjs", "javascript"),
+        ("config.cjs", "javascript"),
+        ("Button.jsx", "javascript"),
+        ("index.ts", "typescript"),
+        ("index.mts", "typescript"),
+        ("index.cts", "typescript"),
+        ("types.d.ts", "typescript"),
+        ("App.tsx", "tsx"),
+        ("server.go", "go"),
+        ("lib.rs", "rust"),
+        ("Main.java", "java"),
+        ("util.c", "c"),
+        ("util.h", "c"),
+        ("vec.cc", "cpp"),
+        ("vec.cpp", "cpp"),
+        ("vec.cxx", "cpp"),
+        ("vec.hpp", "cpp"),
+        ("vec.hh", "cpp"),
+        ("vec.hxx", "cpp"),
+        ("README.md", "markdown"),
+        ("notes.markdown", "markdown"),
+        ("index.rst", "rst"),
+        ("data.json", "json"),
+        ("ci.yaml", "yaml"),
+        ("ci.yml", "yaml"),
+        ("pyproject.toml", "toml"),
+        ("setup.sh", "shell"),
+        ("page.html", "html"),
+        ("site.css", "css"),
+        ("schema.sql", "sql"),
+        ("task.rb", "ruby"),
+        ("index.php", "php"),
+        ("App.kt", "kotlin"),
+        ("View.swift", "swift"),
+        ("Program.cs", "csharp"),
+        ("Job.scala", "scala"),
+        ("init.lua", "lua"),
+        ("analysis.R", "r"),
+        ("setup.cfg", "ini"),
+        ("pom.xml", "xml"),
+        ("notes.txt", "text"),
+        ("Makefile", "make"),
+        ("Dockerfile", "dockerfile"),
+        ("Dockerfile.dev", "dockerfile"),
+        ("CMakeLists.txt", "cmake"),
+    ],
+)
+def test_detect_language_from_file_name(file_name: str, language: str) -> None:
+    assert detect_language(file_name) == language
+
+
+def test_detect_language_ignores_case_of_extension_and_name() -> None:
+    assert detect_language("README.MD") == "markdown"
+    assert detect_language("Main.JAVA") == "java"
+    assert detect_language("MAKEFILE") == "make"
+
+
+def test_detect_language_uses_only_the_last_path_component() -> None:
+    assert detect_language(Path("src/Makefile.d/tool.py")) == "python"
+    assert detect_language("project.go/README") == FALLBACK_LANGUAGE
+
+
+@pytest.mark.parametrize("file_name", ["LICENSE", "data.unknownext", ".gitignore", "noext"])
+def test_unknown_files_fall_back_to_text(file_name: str) -> None:
+    assert detect_language(file_name) == "text"
