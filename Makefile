@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 EXTRAS ?= dev
 DEMO_STORE ?= .embedstore-demo
 
-.PHONY: install demo test lint bench
+.PHONY: install demo test typecheck bench
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -23,10 +23,17 @@ demo: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/embedstore search "parse the config file and merge defaults" \
 		--name demo --store $(DEMO_STORE) -k 3
 
-test: install
+test: install typecheck
 	$(PY) -m ruff check .
-	$(PY) -m mypy embedstore indexes api cli
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+# mypy cannot follow setuptools' package-dir mapping, so it checks a tree of
+# symlinks laid out the way the package installs.
+typecheck: install
+	rm -rf build/typecheck && mkdir -p build/typecheck/embedstore
+	for f in embedstore/*; do ln -s "$(CURDIR)/$$f" build/typecheck/embedstore/; done
+	for d in indexes api cli; do ln -s "$(CURDIR)/$$d" build/typecheck/embedstore/$$d; done
+	cd build/typecheck && "$(CURDIR)/$(PY)" -m mypy --config-file "$(CURDIR)/pyproject.toml" -p embedstore
 
 bench: install
 	HF_HUB_OFFLINE=1 $(PY) bench/index_stdlib.py

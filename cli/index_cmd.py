@@ -8,9 +8,17 @@ from typing import Annotated
 
 import typer
 
-from embedstore.indexing import IndexOptions, IndexReport, index_folder
-from embedstore.cli.common import JsonOption, StoreOption, cli_errors, err, open_store, out, print_json
+from embedstore.cli.common import (
+    JsonOption,
+    StoreOption,
+    cli_errors,
+    err,
+    open_store,
+    out,
+    print_json,
+)
 from embedstore.cli.progress import RichProgress
+from embedstore.indexing import IndexOptions, IndexReport, index_folder
 
 
 @cli_errors
@@ -21,7 +29,7 @@ def index(
     ] = None,
     encoder: Annotated[
         str | None,
-        typer.Option(help="Sentence-transformers model name or folder [default: all-MiniLM-L6-v2]."),
+        typer.Option(help="Sentence-transformers model name or folder [default: all-MiniLM-L6-v2]"),
     ] = None,
     pooling: Annotated[
         str | None,
@@ -29,7 +37,7 @@ def index(
     ] = None,
     index_kind: Annotated[
         str | None,
-        typer.Option("--index", help="auto, flat or ivfpq [default: auto: exact below 50,000 chunks]."),
+        typer.Option("--index", help="auto, flat or ivfpq [default: auto, exact below 50,000]."),
     ] = None,
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="Re-encode everything, e.g. with another encoder.")

@@ -11,7 +11,7 @@ import hashlib
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from embedstore.chunking import chunk_file
@@ -160,7 +160,7 @@ class _Run:
         self.report.skipped = stats.summary()
 
         known = {} if self.opts.rebuild else db.files_by_path(self.conn)
-        todo = [s for s in sources if s.rel_path not in known or known[s.rel_path].sha256 != s.sha256]
+        todo = [s for s in sources if s.sha256 != getattr(known.get(s.rel_path), "sha256", None)]
         present = {s.rel_path for s in sources}
         deleted = [p for p in known if p not in present]
         changed = [s.rel_path for s in todo if s.rel_path in known]

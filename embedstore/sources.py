@@ -178,7 +178,7 @@ class ScanStats:
 
 
 def walk_sources(
-    root: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, stats: ScanStats | None = None
+    root: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, stats: ScanStats | None = None
 ) -> Iterator[SourceFile]:
     """Yield the indexable files under ``root``, sorted by ``rel_path``.
 
@@ -220,8 +220,9 @@ class _IgnoreRules:
         return _IgnoreRules((*self.layers, (rel_dir, GitIgnoreSpec.from_lines(lines))))
 
     def is_ignored(self, rel_path: str, *, is_dir: bool) -> bool:
-        # The trailing "/" is how pathspec knows a path is a folder, which
-        # directory-only patterns ("logs/") need.
+        # As in git, the deepest ignore file with a matching line decides, and
+        # a matching "!" line re-includes (``include`` is False). The trailing
+        # "/" tells pathspec the path is a folder, which "logs/" patterns need.
         suffix = "/" if is_dir else ""
         for rel_dir, spec in reversed(self.layers):
             verdict = spec.check_file(rel_path[len(rel_dir) :] + suffix).include
@@ -323,7 +324,7 @@ def _load(path: Path, rel_path: str, max_bytes: int) -> SourceFile | SkipReason:
     try:
         file_stat = path.stat()
         if not stat.S_ISREG(file_stat.st_mode):
-            pass  # FIFOs and devices would block or never end
+            return "unreadable"  # FIFOs and devices would block or never end
         if file_stat.st_size > max_bytes:
             return "too_large"
         with path.open("rb") as handle:

@@ -10,7 +10,7 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
-from tests.fakes import FAKE_SPEC, FakeEncoder, install_fake_encoder  # noqa: E402
+from tests.fakes import FAKE_SPEC, FakeEncoder, install_fake_encoder
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,7 @@ called once per line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ MIN_MAX_TOKENS = 16
 CONTEXT_SHARE = 4
 # Chunks shorter than this many lines are merged with equally short neighbours.
 MERGE_BELOW_LINES = 5
+# Runs that no common tokenizer merges into one token with their neighbours.
+_LEXICAL_RUN = re.compile(r"\w+|[^\w\s]+")
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,21 @@ class Budget:
                 raise ValueError(
                     f"count_tokens returned {len(counts)} counts for {len(unseen)} texts"
                 )
-            self._memo.update(zip(unseen, counts))
+            self._memo.update(zip(unseen, counts, strict=True))
         return [self._memo[text] for text in texts]
+
+    def measure(self, chunks: Sequence[Chunk]) -> list[int]:
+        """Token counts of the chunks' bodies, where only fitting ones must be exact.
+
+        A body over budget by :meth:`_lower_bound` is not tokenized: big
+        classes and functions are not tokenized whole just to learn that they
+        must be split. Its result is that bound, which exceeds ``max_tokens``.
+        """
+        bodies = [chunk_body(chunk) for chunk in chunks]
+        bounds = [self._memo.get(body) or self._lower_bound(body) for body in bodies]
+        fitting = [body for body, n in zip(bodies, bounds, strict=True) if n <= self.max_tokens]
+        exact = iter(self.count(fitting))
+        return [next(exact) if n <= self.max_tokens else n for n in bounds]
 
     def text(self, start: int, end: int) -> str:
         return "\n".join(self.lines[start - 1 : end])
@@ -84,12 +100,23 @@ class Budget:
     def is_blank(self, line: int) -> bool:
         return not self.lines[line - 1].strip()
 
+    def trimmed(self, start: int, end: int) -> tuple[int, int] | None:
+        """``start``..``end`` without blank lines at either edge; None if all blank."""
+        start = self.next_content(start, end)
+        return (start, self._trim_end(start, end)) if start <= end else None
+
+    def next_content(self, line: int, end: int) -> int:
+        """The first non-blank line from ``line`` on, or ``end + 1``."""
+        while line <= end and self.is_blank(line):
+            line += 1
+        return line
+
     def chunk(self, span: Span, start: int, end: int, context: str) -> Chunk:
         return Chunk(self.text(start, end), start, end, span.kind, span.symbol, context)
 
     def fits(self, spans: Sequence[Span]) -> list[bool]:
         chunks = [self.chunk(span, span.start, span.end, span.context) for span in spans]
-        return [n <= self.max_tokens for n in self.count([chunk_body(c) for c in chunks])]
+        return [n <= self.max_tokens for n in self.measure(chunks)]
 
     def greedy_end(self, start: int, limit: int, context: str = "") -> int:
         """The last line up to ``limit`` that, by the sum of line counts, still fits.
@@ -111,9 +138,9 @@ class Budget:
         """Each span as one piece, or as several when it is over budget."""
         spans = list(spans)
         chunks = [self.chunk(span, span.start, span.end, span.context) for span in spans]
-        counts = self.count([chunk_body(c) for c in chunks])
+        counts = self.measure(chunks)
         pieces: list[Piece] = []
-        for span, chunk, tokens in zip(spans, chunks, counts):
+        for span, chunk, tokens in zip(spans, chunks, counts, strict=True):
             if tokens <= self.max_tokens:
                 pieces.append(Piece(chunk, tokens, span.scope))
             else:
@@ -149,9 +176,9 @@ class Budget:
                 groups.append([piece])
                 estimate = piece.tokens
         joined = [self._join(group) if len(group) > 1 else group[0].chunk for group in groups]
-        counts = self.count([chunk_body(chunk) for chunk in joined])
+        counts = self.measure(joined)
         chunks: list[Chunk] = []
-        for group, chunk, tokens in zip(groups, joined, counts):
+        for group, chunk, tokens in zip(groups, joined, counts, strict=True):
             if len(group) == 1 or tokens > self.max_tokens:
                 chunks.extend(piece.chunk for piece in group)
             else:
@@ -170,6 +197,19 @@ class Budget:
             first.context,
         )
 
+    def _lower_bound(self, text: str) -> int:
+        """At most the token count of ``text``, computed without the tokenizer.
+
+        Tokenizers give every whitespace-separated word, and within it every
+        run of word characters and every run of punctuation, at least one
+        token (WordPiece, byte-level BPE). Words are cheaper to count, so they
+        settle the long texts first.
+        """
+        bound = len(text.split()) + self._overhead
+        if bound > self.max_tokens:
+            return bound
+        return len(_LEXICAL_RUN.findall(text)) + self._overhead
+
     def _extra(self, text: str, tokens: int | None = None) -> int:
         """Tokens ``text`` adds when joined to others: its own, less the specials."""
         own = self.count([text])[0] if tokens is None else tokens
@@ -180,27 +220,22 @@ class Budget:
             end -= 1
         return end
 
-    def _next_content(self, line: int, end: int) -> int:
-        while line <= end and self.is_blank(line):
-            line += 1
-        return line
-
     def _affordable(self, candidates: list[str]) -> str:
         """The first candidate context cheap enough to repeat on every piece."""
         counts = self.count(candidates)
         limit = self.max_tokens // CONTEXT_SHARE
-        return next((c for c, n in zip(candidates, counts) if n <= limit), "")
+        return next((c for c, n in zip(candidates, counts, strict=True) if n <= limit), "")
 
     def _split(self, span: Span) -> list[Piece]:
         first_context = self._affordable([span.context])
         rest_context = self._affordable([span.continuation or span.context, span.context])
         ranges: list[tuple[int, int, str]] = []
-        line = self._next_content(span.start, span.end)
+        line = self.next_content(span.start, span.end)
         while line <= span.end:
             context = rest_context if ranges else first_context
             end = self.greedy_end(line, span.end, context)
             ranges.append((line, end, context))
-            line = self._next_content(end + 1, span.end)
+            line = self.next_content(end + 1, span.end)
         return self._settle(span, ranges, rest_context)
 
     def _settle(
@@ -210,15 +245,15 @@ class Budget:
         done: list[Piece] = []
         while ranges:
             chunks = [self.chunk(span, start, end, context) for start, end, context in ranges]
-            counts = self.count([chunk_body(c) for c in chunks])
+            counts = self.measure(chunks)
             retry: list[tuple[int, int, str]] = []
-            for (start, end, context), chunk, tokens in zip(ranges, chunks, counts):
+            for (start, end, context), chunk, tokens in zip(ranges, chunks, counts, strict=True):
                 if tokens <= self.max_tokens:
                     done.append(Piece(chunk, tokens, None))
                 elif end > start:
                     middle = self._trim_end(start, (start + end) // 2)
                     retry.append((start, middle, context))
-                    second = self._next_content(middle + 1, end)
+                    second = self.next_content(middle + 1, end)
                     if second <= end:
                         retry.append((second, end, rest_context))
                 else:
@@ -236,10 +271,12 @@ class Budget:
         done: list[tuple[int, Piece]] = []
         cuts = [(0, len(text))]
         while cuts:
-            chunks = [Chunk(text[a:b], line, line, span.kind, span.symbol, context) for a, b in cuts]
-            counts = self.count([chunk_body(c) for c in chunks])
+            chunks = [
+                Chunk(text[a:b], line, line, span.kind, span.symbol, context) for a, b in cuts
+            ]
+            counts = self.measure(chunks)
             retry: list[tuple[int, int]] = []
-            for (a, b), chunk, tokens in zip(cuts, chunks, counts):
+            for (a, b), chunk, tokens in zip(cuts, chunks, counts, strict=True):
                 if tokens <= self.max_tokens:
                     if chunk.text.strip():
                         done.append((a, Piece(chunk, tokens, None)))

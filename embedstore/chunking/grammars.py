@@ -10,7 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 # Values that make `const f = ...` (JS/TS) a function definition.
-FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+FUNCTION_VALUES = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function"}
+)
+
+# Kinds whose member functions are methods (a namespace's are plain functions).
+CLASS_KINDS = frozenset({"class", "interface", "impl"})
 
 
 @dataclass(frozen=True)
@@ -163,4 +168,3 @@ GRAMMARS: Mapping[str, Grammar] = {
         needs_body=_C_SPECIFIERS | {"class_specifier"},
     ),
 }
-

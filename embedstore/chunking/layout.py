@@ -55,7 +55,7 @@ def _region(
         planned.append((span, block))
     out: list[Span] = []
     fitting = budget.fits([span for span, _ in planned])
-    for (span, block), fits in zip(planned, fitting):
+    for (span, block), fits in zip(planned, fitting, strict=True):
         if fits or block is None or not block.children:
             out.append(span)
         else:
@@ -81,11 +81,8 @@ def _segments(blocks: Sequence[Block], start: int, end: int, budget: Budget) -> 
 
 
 def _gap(start: int, end: int, budget: Budget) -> list[Segment]:
-    while start <= end and budget.is_blank(start):
-        start += 1
-    while end >= start and budget.is_blank(end):
-        end -= 1
-    return [(start, end, None)] if start <= end else []
+    bounds = budget.trimmed(start, end)
+    return [(*bounds, None)] if bounds else []
 
 
 def _absorb_punctuation(segments: list[Segment], budget: Budget) -> list[Segment]:

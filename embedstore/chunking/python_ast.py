@@ -47,7 +47,7 @@ def _nested(node: ast.stmt) -> list[ast.stmt]:
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.stmt):
             nested.append(child)
-        elif isinstance(child, ast.excepthandler | ast.match_case):
+        elif isinstance(child, ast.ExceptHandler | ast.match_case):
             nested.extend(child.body)
     return nested
 

@@ -13,7 +13,7 @@ import re
 import threading
 from typing import TYPE_CHECKING, NamedTuple
 
-from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
+from embedstore.chunking.grammars import CLASS_KINDS, FUNCTION_VALUES, GRAMMARS, Grammar
 from embedstore.chunking.outline import Block, header_text, qualified
 
 if TYPE_CHECKING:
@@ -75,13 +75,21 @@ def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", errors="replace")
 
 
+def _name_text(node: Node) -> str:
+    # `declare module "fs"` is named by a string literal.
+    return _text(node).strip("\"'`")
+
+
 class _Walker:
     def __init__(self, grammar: Grammar, lines: list[str]) -> None:
         self.grammar = grammar
         self.lines = lines
 
-    def collect(self, parent: Node, owner: str | None, in_container: bool) -> list[Block]:
-        """Definitions under ``parent``, without entering function bodies."""
+    def collect(self, parent: Node, owner: str | None, in_class: bool) -> list[Block]:
+        """Definitions under ``parent``, without entering function bodies.
+
+        ``owner`` qualifies the symbols found; ``in_class`` makes functions methods.
+        """
         blocks: list[Block] = []
         taken = -1  # last row owned by a block
         lead_start: int | None = None  # first row of the comments directly above
@@ -99,11 +107,11 @@ class _Walker:
             if found is not None:
                 if row > taken:
                     start = lead_start if lead_start is not None and lead_end == row - 1 else row
-                    block = self._block(child, *found, max(start, taken + 1), owner, in_container)
+                    block = self._block(child, *found, max(start, taken + 1), owner, in_class)
                     blocks.append(block)
                     taken = block.end - 1
             elif end > row:
-                for block in self.collect(child, owner, in_container):
+                for block in self.collect(child, owner, in_class):
                     if block.start - 1 > taken:
                         blocks.append(block)
                         taken = block.end - 1
@@ -131,16 +139,16 @@ class _Walker:
         return None
 
     def _block(
-        self, node: Node, inner: Node, kind: str, start_row: int, owner: str | None, member: bool
+        self, node: Node, inner: Node, kind: str, start_row: int, owner: str | None, method: bool
     ) -> Block:
         symbol = qualified(owner or self._receiver(inner), _name(inner))
-        if member and kind == "function":
+        if method and kind == "function":
             kind = "method"
         header = header_text(self.lines, inner.start_point.row + 1, _signature_end(inner) + 1)
         children: tuple[Block, ...] = ()
         body = inner.child_by_field_name("body")
         if inner.type in self.grammar.containers and body is not None:
-            children = tuple(self.collect(body, symbol, True))
+            children = tuple(self.collect(body, symbol, kind in CLASS_KINDS))
         return Block(start_row + 1, _end_row(node) + 1, kind, symbol, header, children)
 
     def _receiver(self, node: Node) -> str | None:
@@ -157,7 +165,7 @@ def _name(node: Node) -> str | None:
     """A definition's name, looked up the ways the grammars spell it."""
     name = node.child_by_field_name("name")
     if name is not None:
-        return _text(name)
+        return _name_text(name)
     # C/C++: the name is inside nested declarators (`*f(int)` -> `f`).
     declarator = node.child_by_field_name("declarator")
     if declarator is not None:
@@ -172,7 +180,7 @@ def _name(node: Node) -> str | None:
     for child in node.named_children:
         name = child.child_by_field_name("name")
         if name is not None:
-            return _text(name)
+            return _name_text(name)
     return None
 
 

@@ -65,10 +65,15 @@ def _bundled_source(spec: str) -> tuple[str, str] | None:
     return str(module.get_model_path()), f"{package}=={version}"
 
 
-@functools.lru_cache(maxsize=4)
 def load_encoder(spec: str | None = None, pooling: str | None = None) -> Encoder:
     """Load (once per process) the encoder a spec names, with an optional pooling override."""
     name = canonical_spec(spec)
+    default = _load(name, None)
+    return default if pooling in (None, default.pooling) else _load(name, pooling)
+
+
+@functools.lru_cache(maxsize=4)
+def _load(name: str, pooling: str | None) -> Encoder:
     family = _family_of(name)
     if family:
         factory, argument = family

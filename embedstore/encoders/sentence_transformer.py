@@ -79,25 +79,26 @@ class SentenceTransformerEncoder:
                 f"cannot load sentence-transformers model {source!r}: {exc}. "
                 "Give a local model folder, or a hub name on a machine with internet."
             ) from exc
-        modules = list(model)
+        model.eval()
+        # Any: sentence-transformers modules carry methods that torch's stubs hide.
+        modules: list[Any] = list(model)
         pool_at = next(
             (i for i, m in enumerate(modules) if type(m).__name__ == "Pooling"), None
         )
         if pool_at is None:
-            raise EncoderLoadError(f"model {source!r} has no Pooling module to read its pooling from")
+            raise EncoderLoadError(f"model {source!r} has no Pooling module to take pooling from")
         self._recommended = recommended_pooling(modules[pool_at].get_config_dict())
         self._pooling_name = resolve_pooling(pooling, self._recommended, name)
-        self._token_model = modules[0]
+        self._token_model: Any = modules[0]
         self._after_pool = torch.nn.Sequential(
             *(m for m in modules[pool_at + 1 :] if type(m).__name__ != "Normalize")
         )
         self._pool = Pooling(self._pooling_name)
         self._normalize = Normalize()
         self._dim = int(model.get_embedding_dimension() or 0)
-        self._max_tokens = int(model.max_seq_length)
+        self._max_tokens = int(model.max_seq_length or self._token_model.tokenizer.model_max_length)
         self._prompts: dict[str, str] = dict(getattr(model, "prompts", {}) or {})
         self._tokenizer = self._token_model.tokenizer
-        self._model = model.eval()
 
     @property
     def name(self) -> str:

@@ -15,7 +15,7 @@ from filelock import FileLock, Timeout
 from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import load_encoder
 from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
-from embedstore.indexes import VectorIndex, choose_kind, refine, refine_candidates
+from embedstore.indexes import VectorIndex, choose_kind, search_refined
 from embedstore.search import SearchResult
 from embedstore.store import db
 from embedstore.store.manifest import Manifest
@@ -150,12 +150,11 @@ class Collection:
         self, queries: np.ndarray, k: int, *, nprobe: int | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """(q, d) queries -> scores and chunk ids (q, k), exact-rescored for IVF-PQ."""
-        index = self.vector_index()
-        if index.exact:
-            return index.search(queries, k)
-        _, candidates = index.search(queries, refine_candidates(k), nprobe=nprobe)  # (q, c)
         dim = self.manifest.dim
-        return refine(queries, candidates, lambda ids: db.vectors_for(self.conn, ids, dim), k)
+        return search_refined(
+            self.vector_index(), queries, k,
+            lambda ids: db.vectors_for(self.conn, ids, dim), nprobe=nprobe,
+        )
 
     def search(self, query: str, k: int = 10, *, nprobe: int | None = None) -> list[SearchResult]:
         vectors = self.encoder.encode([query], kind="query")  # (1, d)

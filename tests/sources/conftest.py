@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -50,3 +51,22 @@ def listed_folders(repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str
 
     monkeypatch.setattr(sources.os, "scandir", recording_scandir)
     return listed
+
+
+@pytest.fixture
+def read_files(repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files opened for reading, as POSIX paths relative to ``repo_root``.
+
+    Proves that cheap checks (extension, size) run before a file is read.
+    """
+    opened: list[str] = []
+    real_open = Path.open
+    resolved_root = repo_root.resolve()
+
+    def recording_open(path: Path, mode: str = "r", *args: Any, **kwargs: Any) -> IO[Any]:
+        if "r" in mode:
+            opened.append(path.resolve().relative_to(resolved_root).as_posix())
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", recording_open)
+    return opened

@@ -56,7 +56,7 @@ def test_files_come_sorted_by_rel_path_across_folders(write_tree: TreeWriter) ->
     first, _ = scan(root)
 
     assert first == sorted(names)
-    assert scan(root)[0] == first
+    assert [source.rel_path for source in walk_sources(str(root))] == first
 
 
 def test_vendored_and_vcs_folders_are_pruned_unlisted(
@@ -83,7 +83,7 @@ def test_vendored_and_vcs_folders_are_pruned_unlisted(
 
 
 def test_binaries_are_skipped_by_extension_nul_byte_or_invalid_utf8(
-    write_tree: TreeWriter,
+    write_tree: TreeWriter, read_files: list[str]
 ) -> None:
     root = write_tree(
         {
@@ -98,15 +98,20 @@ def test_binaries_are_skipped_by_extension_nul_byte_or_invalid_utf8(
 
     assert rel_paths == ["utf8.txt"]
     assert stats.skipped == skips(binary=3)
+    assert "logo.png" not in read_files
 
 
-def test_files_over_max_bytes_are_skipped(write_tree: TreeWriter) -> None:
+def test_files_over_max_bytes_are_skipped_without_reading(
+    write_tree: TreeWriter, read_files: list[str]
+) -> None:
     root = write_tree({"fits.txt": "x" * 10, "over.txt": "x" * 11})
 
     rel_paths, stats = scan(root, max_bytes=10)
 
     assert rel_paths == ["fits.txt"]
     assert stats.skipped == skips(too_large=1)
+    assert "fits.txt" in read_files
+    assert "over.txt" not in read_files
 
 
 def test_minified_files_are_skipped_by_name_or_line_length(write_tree: TreeWriter) -> None:

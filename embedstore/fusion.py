@@ -1,0 +1,24 @@
+"""Reciprocal-rank fusion of ranked lists."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
+RRF_K = 60
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[K]], k: int = RRF_K) -> list[tuple[K, float]]:
+    """Items of several best-first rankings, by sum of 1 / (k + rank), best first.
+
+    Ranks start at 1. Ties keep the order in which items were first seen, so
+    the result is deterministic.
+    """
+    if k < 0:
+        raise ValueError(f"the RRF constant k must be >= 0, got {k}")
+    scores: dict[K, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: -kv[1])

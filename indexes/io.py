@@ -1,0 +1,122 @@
+"""One-file, crash-safe storage of a serialised index with a small JSON header.
+
+Layout: ``MAGIC | header length (uint32, little-endian) | header JSON | payload``.
+The header records the payload's length and sha256, so a truncated or
+damaged file is refused before FAISS ever parses it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from embedstore.errors import VectorIndexError
+
+MAGIC = b"EMBSTIDX"
+FORMAT_VERSION = 1
+_HEADER_LENGTH = struct.Struct("<I")
+
+
+def write_index_file(path: Path, meta: Mapping[str, Any], payload: npt.NDArray[np.uint8]) -> None:
+    """Write ``meta`` and ``payload`` to ``path`` atomically: old file or new, never half."""
+    payload_bytes = payload.data  # a memoryview: no copy of a possibly large index
+    header = {
+        **meta,
+        "format": FORMAT_VERSION,
+        "payload_bytes": payload_bytes.nbytes,
+        "payload_sha256": hashlib.sha256(payload_bytes).hexdigest(),
+    }
+    header_bytes = json.dumps(header, sort_keys=True).encode("utf-8")
+    path = Path(path)
+    try:
+        _replace_atomically(
+            path, (MAGIC, _HEADER_LENGTH.pack(len(header_bytes)), header_bytes, payload_bytes)
+        )
+    except OSError as err:
+        raise VectorIndexError(f"cannot write the vector index to {path}: {err}") from err
+
+
+def _replace_atomically(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
+    """Replace ``path`` by the concatenated ``chunks`` so that a crash leaves one or the other.
+
+    The bytes go to a temporary file in the same folder (a rename cannot be
+    atomic across file systems), are fsynced, replace ``path`` in one
+    ``os.replace``, and the folder is fsynced so the rename survives a power cut.
+    """
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            for chunk in chunks:
+                file.write(chunk)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    _fsync_directory(path.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    # Only POSIX can open a directory to flush the rename; elsewhere
+    # os.replace is as durable as the platform allows.
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_index_file(path: Path) -> tuple[dict[str, Any], npt.NDArray[np.uint8]]:
+    """The header and the verified payload written by ``write_index_file``.
+
+    Raises ``VectorIndexError`` when the file is missing, unreadable, not an
+    index file, of an unknown format version, truncated or damaged.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as err:
+        raise VectorIndexError(f"no vector index at {path}; build the index first") from err
+    except OSError as err:
+        raise VectorIndexError(f"cannot read the vector index {path}: {err}") from err
+
+    def corrupt(reason: str) -> VectorIndexError:
+        return VectorIndexError(
+            f"the vector index {path} is damaged ({reason}); delete it and rebuild the index"
+        )
+
+    prefix = len(MAGIC) + _HEADER_LENGTH.size
+    if len(data) < prefix or not data.startswith(MAGIC):
+        raise corrupt("not an embedstore index file")
+    (header_length,) = _HEADER_LENGTH.unpack_from(data, len(MAGIC))
+    if prefix + header_length > len(data):
+        raise corrupt("truncated header")
+    try:
+        header = json.loads(data[prefix : prefix + header_length].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise corrupt("unreadable header") from err
+    if not isinstance(header, dict):
+        raise corrupt("unreadable header")
+    if header.get("format") != FORMAT_VERSION:
+        raise VectorIndexError(
+            f"the vector index {path} has format {header.get('format')!r}, this version reads "
+            f"format {FORMAT_VERSION}; rebuild the index"
+        )
+    payload = np.frombuffer(data, dtype=np.uint8, offset=prefix + header_length)  # (nbytes,)
+    if payload.nbytes != header.get("payload_bytes"):
+        raise corrupt(f"{payload.nbytes} payload bytes instead of {header.get('payload_bytes')}")
+    if hashlib.sha256(payload.data).hexdigest() != header.get("payload_sha256"):
+        raise corrupt("checksum mismatch")
+    return header, payload

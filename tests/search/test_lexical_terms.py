@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from embedstore.lexical import code_terms, fts_query, split_identifier
+
+
+def test_snake_case_is_kept_whole_and_split() -> None:
+    assert code_terms("data_file_path") == ["data_file_path", "data", "file", "path"]
+
+
+def test_camel_case_acronyms_and_digits() -> None:
+    assert split_identifier("HTTPServer2Go") == ["http", "server", "2", "go"]
+    assert code_terms("getServerDataFilePath") == [
+        "getserverdatafilepath", "get", "server", "data", "file", "path",
+    ]
+
+
+def test_plain_words_are_not_duplicated() -> None:
+    assert code_terms("close the cache") == ["close", "the", "cache"]
+
+
+def test_dunder_names_and_punctuation() -> None:
+    assert code_terms("def __init__(self): x.y = 3") == ["def", "init", "self", "x", "y", "3"]
+
+
+def test_query_quotes_operators_and_dedups() -> None:
+    assert fts_query("read AND read_file") == '"read" OR "and" OR "read_file" OR "file"'
+    assert fts_query("!!! ...") is None
