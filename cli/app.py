@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from embedstore.cli import collections_cmd, index_cmd, search_cmd
+from embedstore.cli import collections_cmd, context_cmd, index_cmd, search_cmd
 
 app = typer.Typer(
     name="embedstore",
@@ -15,6 +15,7 @@ app = typer.Typer(
 )
 app.command("index")(index_cmd.index)
 app.command("search")(search_cmd.search)
+app.command("context")(context_cmd.context)
 app.command("list")(collections_cmd.list_collections)
 app.command("info")(collections_cmd.info)
 app.command("rm")(collections_cmd.rm)

@@ -7,8 +7,23 @@ from typing import Annotated
 import typer
 from rich.syntax import Syntax
 
-from embedstore.cli.common import JsonOption, StoreOption, cli_errors, open_store, out, print_json
-from embedstore.errors import UserInputError
+from embedstore.cli.common import (
+    ExcludeOption,
+    IncludeOption,
+    JsonOption,
+    LanguageOption,
+    MinScoreOption,
+    ModeOption,
+    NameOption,
+    NprobeOption,
+    StoreOption,
+    cli_errors,
+    make_filters,
+    open_collection,
+    out,
+    print_json,
+)
+from embedstore.fusion import RRF_K
 from embedstore.search import SearchResult
 
 PREVIEW_LINES = 12
@@ -17,27 +32,27 @@ PREVIEW_LINES = 12
 @cli_errors
 def search(
     query: Annotated[str, typer.Argument(help="What you are looking for, in words or code.")],
-    name: Annotated[
-        str | None,
-        typer.Option("--name", "-n", help="Collection [default: the only one in the store]."),
-    ] = None,
-    k: Annotated[int, typer.Option("-k", "--top", min=1, max=1000, help="Number of results.")] = 10,
-    nprobe: Annotated[
-        int | None, typer.Option(min=1, help="IVF lists to visit (IVF-PQ indexes only).")
-    ] = None,
+    name: NameOption = None,
+    k: Annotated[int, typer.Option("-k", "--top", help="Number of results (1-1000).")] = 10,
+    mode: ModeOption = "hybrid",
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
+    language: LanguageOption = None,
+    min_score: MinScoreOption = None,
+    nprobe: NprobeOption = None,
+    rrf_k: Annotated[int, typer.Option(min=0, help="RRF constant of hybrid fusion.")] = RRF_K,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Search a collection; prints path:start-end, score and the code."""
-    if not query.strip():
-        raise UserInputError("the query is empty: say what you are looking for")
-    the_store = open_store(store)
-    collection = the_store.open(name or _only_collection(the_store.names()))
-    results = collection.search(query, k, nprobe=nprobe)
+    collection = open_collection(store, name)
+    filters = make_filters(include, exclude, language, min_score)
+    results = collection.search(query, k, mode=mode, filters=filters, nprobe=nprobe, rrf_k=rrf_k)
     if as_json:
         print_json({
             "query": query,
             "collection": collection.name,
+            "mode": mode,
             "results": [_result_json(r) for r in results],
         })
         return
@@ -45,25 +60,16 @@ def search(
         out.print("No results.")
     for rank, r in enumerate(results, start=1):
         symbol = f"  [dim]{r.symbol}[/dim]" if r.symbol else ""
-        out.print(f"[bold]{rank}. {r.location}[/bold]  score {r.score:.3f}{symbol}")
+        out.print(
+            f"[bold]{rank}. {r.location}[/bold]  score {r.score:.3f} ({r.found_by}){symbol}"
+        )
         preview = "\n".join(r.text.splitlines()[:PREVIEW_LINES])
-        out.print(Syntax(preview, _lexer(r.language), line_numbers=True, start_line=r.start_line))
-
-
-def _only_collection(names: list[str]) -> str:
-    if len(names) == 1:
-        return names[0]
-    if not names:
-        raise UserInputError("the store has no collection yet: run `embedstore index PATH` first")
-    raise UserInputError(f"several collections exist ({', '.join(names)}): choose one with --name")
+        out.print(Syntax(preview, r.language, line_numbers=True, start_line=r.start_line))
 
 
 def _result_json(r: SearchResult) -> dict[str, object]:
     return {
         "path": r.path, "start_line": r.start_line, "end_line": r.end_line,
         "language": r.language, "score": round(r.score, 6), "text": r.text, "symbol": r.symbol,
+        "found_by": r.found_by, "dense_score": r.dense_score, "lexical_score": r.lexical_score,
     }
-
-
-def _lexer(language: str) -> str:
-    return {"cpp": "cpp", "tsx": "tsx", "text": "text"}.get(language, language)

@@ -9,7 +9,9 @@ K = TypeVar("K", bound=Hashable)
 RRF_K = 60
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[K]], k: int = RRF_K) -> list[tuple[K, float]]:
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[K]], k: int = RRF_K
+) -> list[tuple[K, float]]:
     """Items of several best-first rankings, by sum of 1 / (k + rank), best first.
 
     Ranks start at 1. Ties keep the order in which items were first seen, so

@@ -20,6 +20,7 @@ from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import canonical_spec, load_encoder
 from embedstore.errors import EncoderMismatchError
 from embedstore.indexes import choose_kind
+from embedstore.lexical import code_terms
 from embedstore.progress import NullProgress, Progress
 from embedstore.sources import ScanStats, SourceFile, walk_sources
 from embedstore.store import db
@@ -218,7 +219,8 @@ class _Run:
                     digest = text_hash(embedded)
                     texts[digest] = embedded
                     rows.append(db.NewChunk(c.start_line, c.end_line, c.kind, c.symbol,
-                                            c.context, c.text, digest))
+                                            c.context, c.text, digest,
+                                            " ".join(code_terms(embedded))))
                 work.append(_FileWork(source, rows))
                 self.ui.advance("chunk")
         return work, texts

@@ -95,9 +95,12 @@ def search_refined(
     lookup: Lookup,
     *,
     nprobe: int | None = None,
+    subset: npt.ArrayLike | None = None,
 ) -> SearchResult:
     """``index.search`` with exact scores: IVF-PQ candidates are re-scored by ``refine``."""
     if index.exact:
-        return index.search(queries, k)
-    _, candidates = index.search(queries, refine_candidates(k), nprobe=nprobe)  # (q, c)
+        return index.search(queries, k, subset=subset)
+    _, candidates = index.search(
+        queries, refine_candidates(k), nprobe=nprobe, subset=subset
+    )  # (q, c)
     return refine(queries, candidates, lookup, k)

@@ -117,22 +117,34 @@ class VectorIndex:
         self._drop_gpu_copy()
         return int(self._index.remove_ids(faiss.IDSelectorBatch(id_vector)))
 
-    def search(self, queries: npt.ArrayLike, k: int, *, nprobe: int | None = None) -> SearchResult:
+    def search(
+        self,
+        queries: npt.ArrayLike,
+        k: int,
+        *,
+        nprobe: int | None = None,
+        subset: npt.ArrayLike | None = None,
+    ) -> SearchResult:
         """The ``k`` best ids for each of ``queries`` (q, dim) and their inner-product scores.
 
         Returns scores (q, k) float32, best first, and ids (q, k) int64; where
         fewer than ``k`` results exist the rest are id -1 with score -inf.
         ``nprobe`` overrides the default lists scanned by IVF-PQ (clamped to
-        ``nlist``); the exact index ignores it.
+        ``nlist``); the exact index ignores it. ``subset`` (n,) restricts the
+        search to those ids (a filter applied inside FAISS, so k hits are
+        found when k allowed ones exist).
         """
         check_positive_int("k", k)
         if nprobe is not None:
             check_positive_int("nprobe", nprobe)
         matrix = as_vectors("queries", queries, self.dim)  # (q, dim)
         probes = None if self.exact else min(nprobe or self.params["nprobe"], self.params["nlist"])
-        gpu_index = self._gpu_copy() if device.gpu_count() and k <= device.GPU_MAX_K else None
+        selector = None if subset is None else faiss.IDSelectorBatch(as_ids("subset", subset))
+        # GPU indexes take no id selector, so filtered searches stay on the CPU.
+        on_gpu = device.gpu_count() and k <= device.GPU_MAX_K and selector is None
+        gpu_index = self._gpu_copy() if on_gpu else None
         if gpu_index is None:
-            scores, ids = self._search_cpu(matrix, k, probes)
+            scores, ids = self._search_cpu(matrix, k, probes, selector)
         else:
             with self._gpu_lock:
                 if probes is not None:
@@ -143,13 +155,23 @@ class VectorIndex:
         return scores, ids
 
     def _search_cpu(
-        self, matrix: npt.NDArray[np.float32], k: int, nprobe: int | None
+        self,
+        matrix: npt.NDArray[np.float32],
+        k: int,
+        nprobe: int | None,
+        selector: faiss.IDSelector | None,
     ) -> SearchResult:
-        if nprobe is None:
+        if nprobe is None and selector is None:
             return self._index.search(matrix, k)
         # Per-call parameters leave the shared index untouched for other threads.
-        search_params = faiss.SearchParametersIVF()
-        search_params.nprobe = nprobe
+        search_params: faiss.SearchParameters
+        if nprobe is None:
+            search_params = faiss.SearchParameters()
+        else:
+            search_params = faiss.SearchParametersIVF()
+            search_params.nprobe = nprobe
+        if selector is not None:
+            search_params.sel = selector
         return self._index.search(matrix, k, params=search_params)
 
     def _gpu_copy(self) -> faiss.Index | None:

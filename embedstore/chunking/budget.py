@@ -3,9 +3,13 @@
 Every chunker proposes :class:`Span` s (line ranges with their metadata); this
 module is the one place that measures them, splits the ones over budget into
 line pieces (or, for a single over-long line, character pieces) and merges tiny
-neighbours. Token counting is memoised and always batched, because the real
-counter is a HuggingFace tokenizer whose per-call overhead dominates when it is
-called once per line.
+neighbours.
+
+The real counter is a HuggingFace tokenizer, whose cost grows with both the
+text and the number of texts, so counting is batched and memoised, spans
+certainly over budget are never tokenized whole, and lines are not tokenized
+one by one: pieces are planned from an estimate calibrated on this file's
+exact counts, then verified, and re-planned where the estimate was short.
 """
 
 from __future__ import annotations
@@ -24,8 +28,16 @@ MIN_MAX_TOKENS = 16
 CONTEXT_SHARE = 4
 # Chunks shorter than this many lines are merged with equally short neighbours.
 MERGE_BELOW_LINES = 5
-# Runs that no common tokenizer merges into one token with their neighbours.
+# Planned pieces aim at this share of the budget, as estimates scatter around
+# the truth: fewer pieces fail verification and need planning again.
+FILL = 0.9
+# Characters counted to calibrate estimates when nothing else was counted yet.
+SAMPLE_CHARS = 4000
+# Runs that no common tokenizer merges with their neighbours into one token.
 _LEXICAL_RUN = re.compile(r"\w+|[^\w\s]+")
+
+# A planned piece: lines start..end with the context it carries.
+Range = tuple[int, int, str]
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,10 @@ class Piece:
     scope: int | None
 
 
+def _runs(text: str) -> int:
+    return len(_LEXICAL_RUN.findall(text))
+
+
 class Budget:
     """The lines of one file, the token budget and a memoised batch counter."""
 
@@ -65,6 +81,9 @@ class Budget:
         self.max_tokens = max_tokens
         self._count_tokens = count_tokens
         self._memo: dict[str, int] = {}
+        # Tokens (less specials) and lexical runs of the texts counted so far.
+        self._seen_tokens = 0
+        self._seen_runs = 0
         self._overhead, newline = self.count(["", "\n"])
         # What joining one more line costs beyond its own tokens.
         self._newline = max(0, newline - self._overhead)
@@ -84,15 +103,30 @@ class Budget:
     def measure(self, chunks: Sequence[Chunk]) -> list[int]:
         """Token counts of the chunks' bodies, where only fitting ones must be exact.
 
-        A body over budget by :meth:`_lower_bound` is not tokenized: big
-        classes and functions are not tokenized whole just to learn that they
-        must be split. Its result is that bound, which exceeds ``max_tokens``.
+        Tokenizers give every whitespace-separated word, and within it every
+        lexical run, at least one token (WordPiece, byte-level BPE). A body
+        with more of those than the budget is over it and is not tokenized;
+        its result is that lower bound, which exceeds ``max_tokens``.
         """
         bodies = [chunk_body(chunk) for chunk in chunks]
-        bounds = [self._memo.get(body) or self._lower_bound(body) for body in bodies]
-        fitting = [body for body, n in zip(bodies, bounds, strict=True) if n <= self.max_tokens]
-        exact = iter(self.count(fitting))
-        return [next(exact) if n <= self.max_tokens else n for n in bounds]
+        result = [self._memo.get(body, 0) for body in bodies]
+        unknown: list[tuple[int, int]] = []  # (index, lexical runs) of bodies to count
+        for index, body in enumerate(bodies):
+            if result[index]:
+                continue
+            # Counting words is cheaper, so it settles the longest bodies first.
+            result[index] = len(body.split()) + self._overhead
+            if result[index] <= self.max_tokens:
+                runs = _runs(body)
+                result[index] = runs + self._overhead
+                if result[index] <= self.max_tokens:
+                    unknown.append((index, runs))
+        counts = self.count([bodies[index] for index, _ in unknown])
+        for (index, runs), tokens in zip(unknown, counts, strict=True):
+            result[index] = tokens
+            self._seen_tokens += tokens - self._overhead
+            self._seen_runs += runs
+        return result
 
     def text(self, start: int, end: int) -> str:
         return "\n".join(self.lines[start - 1 : end])
@@ -118,18 +152,22 @@ class Budget:
         chunks = [self.chunk(span, span.start, span.end, span.context) for span in spans]
         return [n <= self.max_tokens for n in self.measure(chunks)]
 
-    def greedy_end(self, start: int, limit: int, context: str = "") -> int:
-        """The last line up to ``limit`` that, by the sum of line counts, still fits.
+    def planned_end(
+        self, start: int, limit: int, context: str = "", ratio: float | None = None
+    ) -> int:
+        """The last line up to ``limit`` that, by estimate, keeps the piece in budget.
 
-        An estimate (a tokenizer may merge across line breaks); :meth:`fit`
-        verifies it. Always at least ``start`` so that callers make progress.
+        The estimate is lexical runs times ``ratio`` tokens per run (by default
+        this file's); :meth:`fit` verifies it. Always at least ``start``, so
+        that callers make progress.
         """
-        costs = self.count(self.lines[start - 1 : limit])
-        used = self._overhead + (self._extra(context) if context else 0)
+        ratio = self._ratio() if ratio is None else ratio
+        target = self.max_tokens * FILL
+        used = float(self._overhead + (self._joined_cost(context) if context else 0))
         end = start
-        for line, cost in enumerate(costs, start):
-            used += self._extra(self.lines[line - 1], cost)
-            if used > self.max_tokens and line > start:
+        for line in range(start, limit + 1):
+            used += _runs(self.lines[line - 1]) * ratio + self._newline
+            if used > target and line > start:
                 break
             end = line
         return self._trim_end(start, end)
@@ -138,9 +176,8 @@ class Budget:
         """Each span as one piece, or as several when it is over budget."""
         spans = list(spans)
         chunks = [self.chunk(span, span.start, span.end, span.context) for span in spans]
-        counts = self.measure(chunks)
         pieces: list[Piece] = []
-        for span, chunk, tokens in zip(spans, chunks, counts, strict=True):
+        for span, chunk, tokens in zip(spans, chunks, self.measure(chunks), strict=True):
             if tokens <= self.max_tokens:
                 pieces.append(Piece(chunk, tokens, span.scope))
             else:
@@ -162,23 +199,21 @@ class Budget:
         estimate = 0
         for piece in pieces:
             last = groups[-1] if groups else None
-            joinable = (
+            if (
                 last is not None
                 and _short(last[-1])
                 and _short(piece)
                 and piece.scope == last[-1].scope
                 and estimate + piece.tokens - self._overhead <= self.max_tokens
-            )
-            if last is not None and joinable:
+            ):
                 last.append(piece)
                 estimate += piece.tokens - self._overhead
             else:
                 groups.append([piece])
                 estimate = piece.tokens
         joined = [self._join(group) if len(group) > 1 else group[0].chunk for group in groups]
-        counts = self.measure(joined)
         chunks: list[Chunk] = []
-        for group, chunk, tokens in zip(groups, joined, counts, strict=True):
+        for group, chunk, tokens in zip(groups, joined, self.measure(joined), strict=True):
             if len(group) == 1 or tokens > self.max_tokens:
                 chunks.extend(piece.chunk for piece in group)
             else:
@@ -197,23 +232,18 @@ class Budget:
             first.context,
         )
 
-    def _lower_bound(self, text: str) -> int:
-        """At most the token count of ``text``, computed without the tokenizer.
+    def _ratio(self) -> float:
+        """Tokens per lexical run in this file, from the texts counted so far."""
+        if not self._seen_runs:
+            # Nothing counted yet (one huge span): learn from the file's beginning.
+            sample = self.text(1, len(self.lines))[:SAMPLE_CHARS]
+            self._seen_tokens += self.count([sample])[0] - self._overhead
+            self._seen_runs += _runs(sample)
+        return self._seen_tokens / self._seen_runs if self._seen_runs else 1.0
 
-        Tokenizers give every whitespace-separated word, and within it every
-        run of word characters and every run of punctuation, at least one
-        token (WordPiece, byte-level BPE). Words are cheaper to count, so they
-        settle the long texts first.
-        """
-        bound = len(text.split()) + self._overhead
-        if bound > self.max_tokens:
-            return bound
-        return len(_LEXICAL_RUN.findall(text)) + self._overhead
-
-    def _extra(self, text: str, tokens: int | None = None) -> int:
-        """Tokens ``text`` adds when joined to others: its own, less the specials."""
-        own = self.count([text])[0] if tokens is None else tokens
-        return own - self._overhead + self._newline
+    def _joined_cost(self, text: str) -> int:
+        """Tokens ``text`` adds when joined to other lines: its own, less the specials."""
+        return self.count([text])[0] - self._overhead + self._newline
 
     def _trim_end(self, start: int, end: int) -> int:
         while end > start and self.is_blank(end):
@@ -227,39 +257,54 @@ class Budget:
         return next((c for c, n in zip(candidates, counts, strict=True) if n <= limit), "")
 
     def _split(self, span: Span) -> list[Piece]:
-        first_context = self._affordable([span.context])
-        rest_context = self._affordable([span.continuation or span.context, span.context])
-        ranges: list[tuple[int, int, str]] = []
-        line = self.next_content(span.start, span.end)
-        while line <= span.end:
-            context = rest_context if ranges else first_context
-            end = self.greedy_end(line, span.end, context)
-            ranges.append((line, end, context))
-            line = self.next_content(end + 1, span.end)
-        return self._settle(span, ranges, rest_context)
+        first = self._affordable([span.context])
+        rest = self._affordable([span.continuation or span.context, span.context])
+        return self._settle(span, self._plan(span.start, span.end, first, rest), rest)
 
-    def _settle(
-        self, span: Span, ranges: list[tuple[int, int, str]], rest_context: str
-    ) -> list[Piece]:
-        """Verify estimated pieces with real counts; halve the ones still over."""
+    def _plan(
+        self, start: int, end: int, first: str, rest: str, ratio: float | None = None
+    ) -> list[Range]:
+        """Consecutive pieces of lines ``start``..``end`` that fit by estimate."""
+        ranges: list[Range] = []
+        line = self.next_content(start, end)
+        while line <= end:
+            context = rest if ranges else first
+            last = self.planned_end(line, end, context, ratio)
+            ranges.append((line, last, context))
+            line = self.next_content(last + 1, end)
+        return ranges
+
+    def _settle(self, span: Span, ranges: list[Range], rest: str) -> list[Piece]:
+        """Verify planned pieces with real counts; plan the ones over budget again."""
         done: list[Piece] = []
         while ranges:
             chunks = [self.chunk(span, start, end, context) for start, end, context in ranges]
-            counts = self.measure(chunks)
-            retry: list[tuple[int, int, str]] = []
-            for (start, end, context), chunk, tokens in zip(ranges, chunks, counts, strict=True):
+            retry: list[Range] = []
+            for (start, end, context), chunk, tokens in zip(
+                ranges, chunks, self.measure(chunks), strict=True
+            ):
                 if tokens <= self.max_tokens:
                     done.append(Piece(chunk, tokens, None))
                 elif end > start:
-                    middle = self._trim_end(start, (start + end) // 2)
-                    retry.append((start, middle, context))
-                    second = self.next_content(middle + 1, end)
-                    if second <= end:
-                        retry.append((second, end, rest_context))
+                    retry += self._replan(start, end, context, rest, tokens, chunk.text)
                 else:
                     done.extend(self._split_line(span, start, context))
             ranges = retry
         return sorted(done, key=lambda piece: piece.chunk.start_line)
+
+    def _replan(
+        self, start: int, end: int, context: str, rest: str, tokens: int, text: str
+    ) -> list[Range]:
+        """Plan a piece that failed again, with its own tokens per run."""
+        fixed = self._overhead + (self._joined_cost(context) if context else 0)
+        ratio = (tokens - fixed) / max(1, _runs(text))
+        ranges = self._plan(start, end, context, rest, ratio)
+        if len(ranges) > 1:
+            return ranges
+        # The estimate now equals the real count, so only a context costlier
+        # than the code gets here; halving still guarantees progress.
+        middle = self._trim_end(start, (start + end) // 2)
+        return [(start, middle, context), (self.next_content(middle + 1, end), end, rest)]
 
     def _split_line(self, span: Span, line: int, context: str) -> list[Piece]:
         """Character pieces of one line too long for the budget on its own.
@@ -274,9 +319,8 @@ class Budget:
             chunks = [
                 Chunk(text[a:b], line, line, span.kind, span.symbol, context) for a, b in cuts
             ]
-            counts = self.measure(chunks)
             retry: list[tuple[int, int]] = []
-            for (a, b), chunk, tokens in zip(cuts, chunks, counts, strict=True):
+            for (a, b), chunk, tokens in zip(cuts, chunks, self.measure(chunks), strict=True):
                 if tokens <= self.max_tokens:
                     if chunk.text.strip():
                         done.append((a, Piece(chunk, tokens, None)))

@@ -12,10 +12,14 @@ from pathlib import Path
 import numpy as np
 from filelock import FileLock, Timeout
 
+from embedstore import search as search_module
 from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import load_encoder
 from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
-from embedstore.indexes import VectorIndex, choose_kind, search_refined
+from embedstore.filters import SearchFilters
+from embedstore.fusion import RRF_K
+from embedstore.indexes import VectorIndex, choose_kind, search_refined, set_search_threads
+from embedstore.rag import RagContext, pack_context
 from embedstore.search import SearchResult
 from embedstore.store import db
 from embedstore.store.manifest import Manifest
@@ -26,6 +30,10 @@ INDEX_FILE = "vectors.faiss"
 LOCK_FILE = ".write.lock"
 # Retrain IVF-PQ once the collection has grown this much past its training size.
 RETRAIN_GROWTH = 4.0
+# Hits considered when packing a RAG context; the budget usually binds first.
+CONTEXT_CANDIDATES = 50
+# Query batches at least this large use every core for FAISS.
+BATCH_QUERIES = 8
 
 
 @dataclass(frozen=True)
@@ -147,32 +155,50 @@ class Collection:
             return index
 
     def search_vectors(
-        self, queries: np.ndarray, k: int, *, nprobe: int | None = None
+        self,
+        queries: np.ndarray,
+        k: int,
+        *,
+        nprobe: int | None = None,
+        subset: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(q, d) queries -> scores and chunk ids (q, k), exact-rescored for IVF-PQ."""
         dim = self.manifest.dim
+        # One FAISS thread for a single query: idle OpenMP threads spin and slow
+        # the encoder, which dominates query latency (see DESIGN.md, section 10).
+        set_search_threads(1 if len(queries) < BATCH_QUERIES else os.cpu_count() or 1)
         return search_refined(
             self.vector_index(), queries, k,
-            lambda ids: db.vectors_for(self.conn, ids, dim), nprobe=nprobe,
+            lambda ids: db.vectors_for(self.conn, ids, dim), nprobe=nprobe, subset=subset,
         )
 
-    def search(self, query: str, k: int = 10, *, nprobe: int | None = None) -> list[SearchResult]:
-        vectors = self.encoder.encode([query], kind="query")  # (1, d)
-        scores, ids = self.search_vectors(vectors, k, nprobe=nprobe)
-        return self.results_for(ids[0], scores[0])
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        mode: str = "hybrid",
+        filters: SearchFilters | None = None,
+        nprobe: int | None = None,
+        rrf_k: int = RRF_K,
+    ) -> list[SearchResult]:
+        """The k best chunks for a query (see embedstore.search)."""
+        return search_module.search(
+            self, query, k, mode=mode, filters=filters, nprobe=nprobe, rrf_k=rrf_k
+        )
 
-    def results_for(self, ids: np.ndarray, scores: np.ndarray) -> list[SearchResult]:
-        """Chunk ids (k,) with scores (k,) -> results, skipping the -1 padding."""
-        wanted = [int(i) for i in ids if i >= 0]
-        rows = db.chunk_rows(self.conn, wanted)
-        return [
-            SearchResult(
-                chunk_id=r.id, path=r.path, start_line=r.start_line, end_line=r.end_line,
-                language=r.language, score=float(s), text=r.text, symbol=r.symbol,
-            )
-            for i, s in zip(ids, scores, strict=True)
-            if (r := rows.get(int(i))) is not None
-        ]
+    def context(
+        self,
+        query: str,
+        max_tokens: int = 2000,
+        *,
+        mode: str = "hybrid",
+        filters: SearchFilters | None = None,
+        nprobe: int | None = None,
+    ) -> RagContext:
+        """The best chunks packed into ``max_tokens`` (encoder tokens) for a prompt."""
+        hits = self.search(query, CONTEXT_CANDIDATES, mode=mode, filters=filters, nprobe=nprobe)
+        return pack_context(query, hits, max_tokens, self.encoder.count_tokens)
 
     def stats(self) -> CollectionStats:
         files, chunks = db.counts(self.conn)

@@ -9,6 +9,7 @@ encoding them again.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -42,6 +43,10 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 CREATE TABLE IF NOT EXISTS pending_vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
+-- Lexical index: rowid = chunk id; `terms` are code-aware terms (embedstore.lexical),
+-- so identifiers with underscores must stay one token.
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
+    USING fts5(terms, tokenize="unicode61 tokenchars '_'");
 """
 
 VECTOR_DTYPE = np.float16
@@ -65,6 +70,7 @@ class NewChunk:
     context: str
     text: str
     text_hash: str
+    terms: str  # what the lexical index holds for this chunk
 
 
 @dataclass(frozen=True)
@@ -178,8 +184,10 @@ def apply_changes(
             removed = [r[0] for r in conn.execute("SELECT id FROM chunks")]
             conn.execute("DELETE FROM chunks")
             conn.execute("DELETE FROM files")
+            conn.execute("DELETE FROM chunks_fts")
         else:
             removed = _delete_files(conn, remove_paths)
+            conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in removed])
         added: list[int] = []
         for f in add_files:
             cur = conn.execute(
@@ -194,7 +202,11 @@ def apply_changes(
                     (file_id, c.start_line, c.end_line, c.kind, c.symbol, c.context, c.text,
                      c.text_hash, vectors[c.text_hash]),
                 )
-                added.append(int(cur.lastrowid or 0))
+                chunk_id = int(cur.lastrowid or 0)
+                conn.execute(
+                    "INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)", (chunk_id, c.terms)
+                )
+                added.append(chunk_id)
         conn.execute("DELETE FROM pending_vectors")
         for key, value in (meta or {}).items():
             set_meta(conn, key, value)
@@ -244,3 +256,39 @@ def counts(conn: sqlite3.Connection) -> tuple[int, int]:
     files = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     return int(files), int(chunks)
+
+
+def file_filter_rows(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
+    """(id, path, language) of every file: what path and language filters look at."""
+    return [(int(r[0]), str(r[1]), str(r[2])) for r in conn.execute(
+        "SELECT id, path, language FROM files"
+    )]
+
+
+def chunk_ids_of_files(conn: sqlite3.Connection, file_ids: Sequence[int]) -> np.ndarray:
+    """int64 (n,) ids of the chunks of these files."""
+    rows = conn.execute(
+        "SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(file_ids)),),
+    )
+    return np.array([r[0] for r in rows], dtype=np.int64)
+
+
+def lexical_search(
+    conn: sqlite3.Connection, match: str, limit: int, file_ids: Sequence[int] | None = None
+) -> list[tuple[int, float]]:
+    """(chunk id, BM25 score, higher is better) for an FTS5 MATCH expression, best first."""
+    where = "" if file_ids is None else (
+        " AND c.file_id IN (SELECT value FROM json_each(?))"
+    )
+    params: list[object] = [match]
+    if file_ids is not None:
+        params.append(json.dumps(list(file_ids)))
+    params.append(limit)
+    rows = conn.execute(
+        # FTS5's bm25() is lower-is-better; negated so every score here grows with relevance.
+        "SELECT c.id, -bm25(chunks_fts) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+        f"WHERE chunks_fts MATCH ?{where} ORDER BY bm25(chunks_fts) LIMIT ?",
+        params,
+    )
+    return [(int(r[0]), float(r[1])) for r in rows]

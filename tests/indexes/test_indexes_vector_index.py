@@ -199,3 +199,16 @@ def test_search_threads_are_set_and_must_be_positive() -> None:
         assert faiss.omp_get_max_threads() == 1
     finally:
         set_search_threads(original)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_subset_search_returns_only_allowed_ids(kind: str, small_collection: Collection) -> None:
+    base, ids, queries = small_collection
+    index = _build(kind, small_collection)
+    allowed = ids[::50]  # (40,)
+    _, found = index.search(queries, 10, nprobe=index.params.get("nlist"), subset=allowed)
+    assert set(found[found >= 0].tolist()) <= set(allowed.tolist())
+    assert (found >= 0).sum(axis=1).min() == 10  # enough allowed ids exist for every query
+    if kind == "flat":
+        expected = allowed[np.argsort(-(queries @ base[::50].T), axis=1)[:, :10]]  # (q, 10)
+        np.testing.assert_array_equal(found, expected)

@@ -1,0 +1,53 @@
+"""`embedstore context QUERY --max-tokens N`: a prompt-ready RAG context."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from embedstore.cli.common import (
+    ExcludeOption,
+    IncludeOption,
+    JsonOption,
+    LanguageOption,
+    ModeOption,
+    NameOption,
+    StoreOption,
+    cli_errors,
+    make_filters,
+    open_collection,
+    print_json,
+)
+
+
+@cli_errors
+def context(
+    query: Annotated[str, typer.Argument(help="The question or task the context is for.")],
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Token budget (encoder tokenizer).")
+    ] = 2000,
+    name: NameOption = None,
+    mode: ModeOption = "hybrid",
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
+    language: LanguageOption = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print the best chunks packed into a token budget, each under a path:start-end header."""
+    collection = open_collection(store, name)
+    filters = make_filters(include, exclude, language, None)
+    packed = collection.context(query, max_tokens, mode=mode, filters=filters)
+    if as_json:
+        print_json({
+            "query": query, "collection": collection.name, "tokens": packed.tokens,
+            "max_tokens": packed.max_tokens, "text": packed.text,
+            "blocks": [
+                {"path": b.path, "start_line": b.start_line, "end_line": b.end_line}
+                for b in packed.blocks
+            ],
+        })
+        return
+    sys.stdout.write(packed.text + "\n")
