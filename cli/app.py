@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from embedstore.cli import collections_cmd, context_cmd, index_cmd, search_cmd
+from embedstore.cli import collections_cmd, context_cmd, eval_cmd, index_cmd, search_cmd
 
 app = typer.Typer(
     name="embedstore",
@@ -19,6 +19,7 @@ app.command("context")(context_cmd.context)
 app.command("list")(collections_cmd.list_collections)
 app.command("info")(collections_cmd.info)
 app.command("rm")(collections_cmd.rm)
+app.command("eval")(eval_cmd.evaluate)
 
 
 def main() -> None:

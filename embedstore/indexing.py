@@ -40,6 +40,7 @@ class IndexOptions:
     index_kind: str | None = None  # None: the collection's own, or "auto"
     rebuild: bool = False
     batch_size: int = 32
+    embed_header: bool | None = None  # None: the collection's own, or True
 
 
 @dataclass
@@ -64,9 +65,13 @@ class IndexReport:
         return not (self.files_new or self.files_changed or self.files_deleted)
 
 
-def embedding_text(rel_path: str, chunk: Chunk) -> str:
-    """What the encoder sees: the path, the chunk's context, then its code."""
-    return f"{rel_path}\n{chunk_body(chunk)}"
+def embedding_text(rel_path: str, chunk: Chunk, *, header: bool = True) -> str:
+    """What the encoder sees: the path and the chunk's context line, then its code.
+
+    The header lets "close the file cache" find a method `close` of `FileCache`
+    in `cache.py`; `embedstore eval --header-ablation` measures what it buys.
+    """
+    return f"{rel_path}\n{chunk_body(chunk)}" if header else chunk.text
 
 
 def text_hash(text: str) -> str:
@@ -98,10 +103,16 @@ def _open_for_indexing(
     old = existing.manifest if existing else None
     spec = canonical_spec(opts.encoder) if opts.encoder else (old.encoder if old else None)
     pooling = opts.pooling or (old.pooling if old and spec == old.encoder else None)
-    if old and not opts.rebuild and (spec != old.encoder or pooling != old.pooling):
+    header = opts.embed_header if opts.embed_header is not None else (
+        old.embed_header if old else True
+    )
+    if old and not opts.rebuild and (
+        spec != old.encoder or pooling != old.pooling or header != old.embed_header
+    ):
         raise EncoderMismatchError(
             f"collection {name!r} was built with encoder {old.encoder} (pooling {old.pooling}, "
-            f"{old.dim}-d); this run asks for {spec} (pooling {pooling or 'model default'}). "
+            f"{old.dim}-d, header {old.embed_header}); this run asks for {spec} (pooling "
+            f"{pooling or 'model default'}, header {header}). "
             "Re-run with --rebuild to re-encode everything, or drop --encoder/--pooling."
         )
     encoder = load_encoder(spec, pooling)
@@ -110,6 +121,7 @@ def _open_for_indexing(
         encoder_revision=encoder.revision,
         dim=encoder.dim,
         pooling=encoder.pooling,
+        embed_header=header,
         index_kind=opts.index_kind or (old.index_kind if old else "auto"),
         index=old.index if old else {},
         source_root=str(root.resolve()),
@@ -215,12 +227,16 @@ class _Run:
                 )
                 rows = []
                 for c in chunks:
-                    embedded = embedding_text(source.rel_path, c)
+                    embedded = embedding_text(
+                        source.rel_path, c, header=self.manifest.embed_header
+                    )
                     digest = text_hash(embedded)
                     texts[digest] = embedded
-                    rows.append(db.NewChunk(c.start_line, c.end_line, c.kind, c.symbol,
-                                            c.context, c.text, digest,
-                                            " ".join(code_terms(embedded))))
+                    rows.append(db.NewChunk(
+                        c.start_line, c.end_line, c.kind, c.symbol, c.context, c.text, digest,
+                        symbol_terms=" ".join(code_terms(c.symbol or "")),
+                        terms=" ".join(code_terms(embedding_text(source.rel_path, c))),
+                    ))
                 work.append(_FileWork(source, rows))
                 self.ui.advance("chunk")
         return work, texts

@@ -43,13 +43,14 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 CREATE TABLE IF NOT EXISTS pending_vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
--- Lexical index: rowid = chunk id; `terms` are code-aware terms (embedstore.lexical),
--- so identifiers with underscores must stay one token.
+-- Lexical index: rowid = chunk id; code-aware terms (embedstore.lexical) of the
+-- chunk's symbol and of its whole text; identifiers with underscores stay one token.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
-    USING fts5(terms, tokenize="unicode61 tokenchars '_'");
+    USING fts5(symbol_terms, terms, tokenize="unicode61 tokenchars '_'");
 """
 
 VECTOR_DTYPE = np.float16
+SYMBOL_WEIGHT = 4.0
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ class NewChunk:
     context: str
     text: str
     text_hash: str
-    terms: str  # what the lexical index holds for this chunk
+    symbol_terms: str  # lexical terms of the symbol the chunk defines
+    terms: str  # lexical terms of its whole text
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,8 @@ def apply_changes(
                 )
                 chunk_id = int(cur.lastrowid or 0)
                 conn.execute(
-                    "INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)", (chunk_id, c.terms)
+                    "INSERT INTO chunks_fts(rowid, symbol_terms, terms) VALUES (?, ?, ?)",
+                    (chunk_id, c.symbol_terms, c.terms),
                 )
                 added.append(chunk_id)
         conn.execute("DELETE FROM pending_vectors")
@@ -285,10 +288,13 @@ def lexical_search(
     if file_ids is not None:
         params.append(json.dumps(list(file_ids)))
     params.append(limit)
+    # FTS5's bm25() is lower-is-better; negated so every score here grows with relevance.
+    # A match in the defined symbol's name counts SYMBOL_WEIGHT times a match in the text,
+    # so the definition of `data_file_path` beats the lines that merely call it.
+    bm25 = f"bm25(chunks_fts, {SYMBOL_WEIGHT}, 1.0)"
     rows = conn.execute(
-        # FTS5's bm25() is lower-is-better; negated so every score here grows with relevance.
-        "SELECT c.id, -bm25(chunks_fts) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-        f"WHERE chunks_fts MATCH ?{where} ORDER BY bm25(chunks_fts) LIMIT ?",
+        f"SELECT c.id, -{bm25} FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+        f"WHERE chunks_fts MATCH ?{where} ORDER BY {bm25} LIMIT ?",
         params,
     )
     return [(int(r[0]), float(r[1])) for r in rows]

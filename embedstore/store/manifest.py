@@ -24,6 +24,8 @@ class Manifest:
     dim: int
     pooling: str
     normalize: bool = True
+    # Whether each chunk is embedded under a header of its path and context line.
+    embed_header: bool = True
     index_kind: str = "auto"
     index: dict[str, Any] = field(default_factory=dict)
     source_root: str | None = None

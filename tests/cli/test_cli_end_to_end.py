@@ -84,3 +84,27 @@ def test_rerun_says_nothing_changed(indexed: tuple[Path, dict], stdlib_repo: Pat
     assert report["chunks_encoded"] == 0 and report["chunks_total"] == first["chunks_total"]
     human = runner.invoke(app, ["index", str(stdlib_repo), "--store", str(store)])
     assert "Nothing changed" in human.stdout
+
+
+def test_context_fits_the_budget_with_headers(indexed: tuple[Path, dict]) -> None:
+    store, _ = indexed
+    args = ["context", "split a shell command line into words", "--max-tokens", "300"]
+    result = runner.invoke(app, [*args, "--store", str(store), "--json"])
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert 0 < payload["tokens"] <= 300
+    first = payload["blocks"][0]
+    assert payload["text"].startswith(f"{first['path']}:{first['start_line']}-{first['end_line']}")
+    assert any(b["path"] == "shlex.py" for b in payload["blocks"])
+
+
+def test_exact_identifier_is_found_by_lexical_and_hybrid(indexed: tuple[Path, dict]) -> None:
+    store, _ = indexed
+    for mode in ("lexical", "hybrid"):
+        result = runner.invoke(
+            app, ["search", "py_encode_basestring_ascii", "--mode", mode, "-k", "3", "--json",
+                  "--store", str(store)],
+        )
+        assert result.exit_code == 0, result.stderr
+        hits = json.loads(result.stdout)["results"]
+        assert any("def py_encode_basestring_ascii(" in h["text"] for h in hits), mode

@@ -1,0 +1,1 @@
+"""`embedstore eval`: a self-supervised retrieval benchmark of the user's own repository."""
