@@ -8,17 +8,19 @@ leaves the collection as it was and the next run picks up the parked vectors.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from embedstore.chunking import chunk_file
 from embedstore.chunking.types import Chunk, chunk_body
+from embedstore.documents import Document
 from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import canonical_spec, load_encoder
-from embedstore.errors import EncoderMismatchError
+from embedstore.errors import EncoderMismatchError, UserInputError
 from embedstore.indexes import choose_kind
 from embedstore.lexical import code_terms
 from embedstore.progress import NullProgress, Progress
@@ -81,24 +83,106 @@ def text_hash(text: str) -> str:
 def index_folder(
     store: Store, root: Path, options: IndexOptions | None = None, progress: Progress | None = None
 ) -> IndexReport:
-    """Create or update a collection from a folder; returns what was done."""
+    """Create or update a collection from a folder; returns what was done.
+
+    Files gone from the folder leave the collection; documents pushed by id stay.
+    """
     opts = options or IndexOptions()
-    ui = progress or NullProgress()
     root = Path(root)
     stats = ScanStats()
-    sources = walk_sources(root, stats=stats)  # a missing path fails here, before the model loads
+    scan = walk_sources(root, stats=stats)  # a missing path fails here, before the model loads
     name = opts.name or name_for_folder(root)
-    collection, manifest, encoder = _open_for_indexing(store, name, root, opts)
-    report = IndexReport(collection=name)
+    collection, manifest, encoder = prepare_collection(store, name, opts, source_root=root)
+    run = _Run(collection, manifest, encoder, opts, progress or NullProgress())
     with collection.writing():
-        _Run(collection, manifest, encoder, opts, ui, report).execute(sources, stats)
-    return report
+        with run.stage("scan", None):
+            sources = []
+            for source in scan:
+                sources.append(source)
+                run.ui.advance("scan")
+        everything = db.files_by_path(collection.conn)
+        known = {p: r for p, r in everything.items() if r.doc_id is None and not opts.rebuild}
+        todo = [s for s in sources if s.sha256 != getattr(known.get(s.rel_path), "sha256", None)]
+        _refuse_taken_paths(todo, everything, owner=None)
+        present = {s.rel_path for s in sources}
+        deleted = [p for p in known if p not in present]
+        changed = [s.rel_path for s in todo if s.rel_path in known]
+        run.report.files_scanned = len(sources)
+        run.report.skipped = stats.summary()
+        run.report.files_new = len(todo) - len(changed)
+        run.report.files_changed = len(changed)
+        run.report.files_deleted = len(deleted)
+        run.report.files_unchanged = len(sources) - len(todo)
+        run.apply(todo, changed + deleted)
+    return run.report
 
 
-def _open_for_indexing(
-    store: Store, name: str, root: Path, opts: IndexOptions
+def upsert_documents(
+    store: Store, name: str, documents: Sequence[Document], progress: Progress | None = None
+) -> IndexReport:
+    """Add or replace documents by id in an existing collection."""
+    ids = [d.id for d in documents]
+    if len(set(ids)) != len(ids):
+        raise UserInputError("document ids must be unique within one request")
+    collection, manifest, encoder = prepare_collection(store, name, IndexOptions(name=name))
+    run = _Run(collection, manifest, encoder, IndexOptions(name=name), progress or NullProgress())
+    with collection.writing():
+        known = db.documents_by_id(collection.conn, ids)
+        todo = [d for d in documents if _document_changed(d, known.get(d.id))]
+        _refuse_taken_paths([d.as_source() for d in todo], db.files_by_path(collection.conn),
+                            owner={d.shown_path: d.id for d in todo})
+        run.report.files_scanned = len(documents)
+        run.report.files_new = sum(1 for d in todo if d.id not in known)
+        run.report.files_changed = len(todo) - run.report.files_new
+        run.report.files_unchanged = len(documents) - len(todo)
+        run.apply([d.as_source() for d in todo], [known[d.id].path for d in todo if d.id in known],
+                  documents={d.shown_path: d for d in todo})
+    return run.report
+
+
+def delete_documents(store: Store, name: str, ids: Sequence[str]) -> int:
+    """Remove documents by id; returns how many existed."""
+    collection = store.open(name)
+    with collection.writing():
+        known = db.documents_by_id(collection.conn, ids)
+        if not known:
+            return 0
+        removed, added = db.apply_changes(
+            collection.conn, remove_paths=[r.path for r in known.values()], add_files=[],
+            vectors={},
+        )
+        collection.update_index(removed, added)
+    return len(known)
+
+
+def _document_changed(document: Document, record: db.FileRecord | None) -> bool:
+    return (
+        record is None
+        or record.path != document.shown_path
+        or record.sha256 != document.as_source().sha256
+    )
+
+
+def _refuse_taken_paths(
+    todo: Sequence[SourceFile], everything: dict[str, db.FileRecord], owner: dict[str, str] | None
+) -> None:
+    """A path belongs to one file or one document; never overwrite the other kind."""
+    for source in todo:
+        record = everything.get(source.rel_path)
+        mine = None if owner is None else owner.get(source.rel_path)
+        if record is not None and record.doc_id != mine:
+            holder = f"document {record.doc_id!r}" if record.doc_id else "an indexed file"
+            raise UserInputError(f"path {source.rel_path!r} is already used by {holder}")
+
+
+def prepare_collection(
+    store: Store, name: str, opts: IndexOptions, *, source_root: Path | None = None
 ) -> tuple[Collection, Manifest, Encoder]:
-    """The collection (created if new), the manifest this run writes, and its encoder."""
+    """The collection (created if new), the manifest this run writes, and its encoder.
+
+    Asking an existing collection for another encoder, pooling or header is
+    refused unless ``opts.rebuild``: mixed vectors would silently corrupt search.
+    """
     existing = store.open(name) if store.exists(name) else None
     old = existing.manifest if existing else None
     spec = canonical_spec(opts.encoder) if opts.encoder else (old.encoder if old else None)
@@ -116,6 +200,7 @@ def _open_for_indexing(
             "Re-run with --rebuild to re-encode everything, or drop --encoder/--pooling."
         )
     encoder = load_encoder(spec, pooling)
+    root = str(source_root.resolve()) if source_root else (old.source_root if old else None)
     manifest = Manifest(
         encoder=encoder.name,
         encoder_revision=encoder.revision,
@@ -124,7 +209,7 @@ def _open_for_indexing(
         embed_header=header,
         index_kind=opts.index_kind or (old.index_kind if old else "auto"),
         index=old.index if old else {},
-        source_root=str(root.resolve()),
+        source_root=root,
     )
     choose_kind(manifest.index_kind, 0)  # a bad --index fails before any work
     collection = existing or store.create(name, manifest)
@@ -138,6 +223,8 @@ class _FileWork:
 
 
 class _Run:
+    """One write to a collection: chunk -> encode (parked) -> one transaction -> index."""
+
     def __init__(
         self,
         collection: Collection,
@@ -145,7 +232,6 @@ class _Run:
         encoder: Encoder,
         opts: IndexOptions,
         ui: Progress,
-        report: IndexReport,
     ) -> None:
         self.collection = collection
         self.conn = collection.conn
@@ -153,58 +239,43 @@ class _Run:
         self.encoder = encoder
         self.opts = opts
         self.ui = ui
-        self.report = report
+        self.report = IndexReport(collection=collection.name)
 
     @contextmanager
-    def _stage(self, name: str, total: int | None) -> Iterator[None]:
+    def stage(self, name: str, total: int | None) -> Iterator[None]:
         began = time.perf_counter()
         self.ui.start(name, total)
         yield
         self.ui.finish(name)
         self.report.seconds[name] = round(time.perf_counter() - began, 3)
 
-    def execute(self, scan: Iterator[SourceFile], stats: ScanStats) -> None:
-        with self._stage("scan", None):
-            sources = []
-            for source in scan:
-                sources.append(source)
-                self.ui.advance("scan")
-        self.report.files_scanned = len(sources)
-        self.report.skipped = stats.summary()
-
-        known = {} if self.opts.rebuild else db.files_by_path(self.conn)
-        todo = [s for s in sources if s.sha256 != getattr(known.get(s.rel_path), "sha256", None)]
-        present = {s.rel_path for s in sources}
-        deleted = [p for p in known if p not in present]
-        changed = [s.rel_path for s in todo if s.rel_path in known]
-        self.report.files_new = len(todo) - len(changed)
-        self.report.files_changed = len(changed)
-        self.report.files_deleted = len(deleted)
-        self.report.files_unchanged = len(sources) - len(todo)
-
+    def apply(
+        self,
+        todo: list[SourceFile],
+        remove_paths: list[str],
+        documents: dict[str, Document] | None = None,
+    ) -> None:
+        """Replace ``remove_paths`` by the chunks of ``todo`` (documents keyed by path)."""
         work, texts = self._chunk(todo)
         vectors = self._encode(texts)
         manifest_changed = self.collection.manifest != self.manifest
-        if not (todo or deleted or manifest_changed or self.opts.rebuild):
+        if not (todo or remove_paths or manifest_changed or self.opts.rebuild):
             self.collection.vector_index()  # repairs a stale index, if any
             self._finish_report()
             return
-        with self._stage("store", None):
+        docs = documents or {}
+        with self.stage("store", None):
             removed, added = db.apply_changes(
                 self.conn,
-                remove_paths=changed + deleted,
-                add_files=[
-                    db.NewFile(w.source.rel_path, w.source.language, w.source.sha256,
-                               w.source.size, w.chunks)
-                    for w in work
-                ],
+                remove_paths=remove_paths,
+                add_files=[_new_file(w, docs.get(w.source.rel_path)) for w in work],
                 vectors=vectors,
                 wipe=self.opts.rebuild,
                 meta={"manifest": self.manifest.to_json(), "pending_for": ""},
             )
         self.report.chunks_removed = len(removed)
         self.report.chunks_added = len(added)
-        with self._stage("index", None):
+        with self.stage("index", None):
             self.collection.update_index(removed, added)
         self._finish_report()
 
@@ -219,7 +290,7 @@ class _Run:
         path_tokens = count([s.rel_path for s in todo])
         work: list[_FileWork] = []
         texts: dict[str, str] = {}
-        with self._stage("chunk", len(todo)):
+        with self.stage("chunk", len(todo)):
             for source, used in zip(todo, path_tokens, strict=True):
                 chunks = chunk_file(
                     source.text, source.language,
@@ -250,7 +321,7 @@ class _Run:
         missing = sorted((h for h in texts if h not in vectors), key=lambda h: -len(texts[h]))
         self.report.chunks_reused = len(texts) - len(missing)
         self.report.chunks_encoded = len(missing)
-        with self._stage("encode", len(missing)):
+        with self.stage("encode", len(missing)):
             for start in range(0, len(missing), PARK_EVERY):
                 group = missing[start : start + PARK_EVERY]
                 encoded = self.encoder.encode(
@@ -270,3 +341,13 @@ class _Run:
             with db.transaction(self.conn):
                 self.conn.execute("DELETE FROM pending_vectors")
                 db.set_meta(self.conn, "pending_for", identity)
+
+
+def _new_file(work: _FileWork, document: Document | None) -> db.NewFile:
+    source = work.source
+    if document is None:
+        return db.NewFile(source.rel_path, source.language, source.sha256, source.size, work.chunks)
+    return db.NewFile(
+        source.rel_path, source.language, source.sha256, source.size, work.chunks,
+        doc_id=document.id, metadata=json.dumps(document.metadata), content=document.text,
+    )

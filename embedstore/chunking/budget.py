@@ -8,8 +8,9 @@ neighbours.
 The real counter is a HuggingFace tokenizer, whose cost grows with both the
 text and the number of texts, so counting is batched and memoised, spans
 certainly over budget are never tokenized whole, and lines are not tokenized
-one by one: pieces are planned from an estimate calibrated on this file's
-exact counts, then verified, and re-planned where the estimate was short.
+one by one: pieces are planned from their length in tokens per character
+learnt from this file's exact counts, then verified, and planned again where
+the estimate fell short.
 """
 
 from __future__ import annotations
@@ -64,8 +65,12 @@ class Piece:
     scope: int | None
 
 
-def _runs(text: str) -> int:
-    return len(_LEXICAL_RUN.findall(text))
+def _visible(text: str) -> int:
+    """Characters that are not spaces, tabs or newlines: what tokens are made of.
+
+    Additive over lines joined with newlines, which the re-planning relies on.
+    """
+    return len(text) - text.count(" ") - text.count("\t") - text.count("\n")
 
 
 class Budget:
@@ -81,9 +86,9 @@ class Budget:
         self.max_tokens = max_tokens
         self._count_tokens = count_tokens
         self._memo: dict[str, int] = {}
-        # Tokens (less specials) and lexical runs of the texts counted so far.
+        # Tokens (less specials) and visible characters of the texts counted so far.
         self._seen_tokens = 0
-        self._seen_runs = 0
+        self._seen_chars = 0
         self._overhead, newline = self.count(["", "\n"])
         # What joining one more line costs beyond its own tokens.
         self._newline = max(0, newline - self._overhead)
@@ -110,22 +115,21 @@ class Budget:
         """
         bodies = [chunk_body(chunk) for chunk in chunks]
         result = [self._memo.get(body, 0) for body in bodies]
-        unknown: list[tuple[int, int]] = []  # (index, lexical runs) of bodies to count
+        unknown: list[int] = []
         for index, body in enumerate(bodies):
             if result[index]:
                 continue
             # Counting words is cheaper, so it settles the longest bodies first.
             result[index] = len(body.split()) + self._overhead
             if result[index] <= self.max_tokens:
-                runs = _runs(body)
-                result[index] = runs + self._overhead
+                result[index] = len(_LEXICAL_RUN.findall(body)) + self._overhead
                 if result[index] <= self.max_tokens:
-                    unknown.append((index, runs))
-        counts = self.count([bodies[index] for index, _ in unknown])
-        for (index, runs), tokens in zip(unknown, counts, strict=True):
+                    unknown.append(index)
+        counts = self.count([bodies[index] for index in unknown])
+        for index, tokens in zip(unknown, counts, strict=True):
             result[index] = tokens
             self._seen_tokens += tokens - self._overhead
-            self._seen_runs += runs
+            self._seen_chars += _visible(bodies[index])
         return result
 
     def text(self, start: int, end: int) -> str:
@@ -157,8 +161,8 @@ class Budget:
     ) -> int:
         """The last line up to ``limit`` that, by estimate, keeps the piece in budget.
 
-        The estimate is lexical runs times ``ratio`` tokens per run (by default
-        this file's); :meth:`fit` verifies it. Always at least ``start``, so
+        The estimate is visible characters times ``ratio`` tokens per character
+        (by default this file's); :meth:`fit` verifies it. Always at least ``start``, so
         that callers make progress.
         """
         ratio = self._ratio() if ratio is None else ratio
@@ -166,7 +170,7 @@ class Budget:
         used = float(self._overhead + (self._joined_cost(context) if context else 0))
         end = start
         for line in range(start, limit + 1):
-            used += _runs(self.lines[line - 1]) * ratio + self._newline
+            used += _visible(self.lines[line - 1]) * ratio + self._newline
             if used > target and line > start:
                 break
             end = line
@@ -233,13 +237,13 @@ class Budget:
         )
 
     def _ratio(self) -> float:
-        """Tokens per lexical run in this file, from the texts counted so far."""
-        if not self._seen_runs:
+        """Tokens per visible character in this file, from the texts counted so far."""
+        if not self._seen_chars:
             # Nothing counted yet (one huge span): learn from the file's beginning.
             sample = self.text(1, len(self.lines))[:SAMPLE_CHARS]
             self._seen_tokens += self.count([sample])[0] - self._overhead
-            self._seen_runs += _runs(sample)
-        return self._seen_tokens / self._seen_runs if self._seen_runs else 1.0
+            self._seen_chars += _visible(sample)
+        return self._seen_tokens / self._seen_chars if self._seen_chars else 1.0
 
     def _joined_cost(self, text: str) -> int:
         """Tokens ``text`` adds when joined to other lines: its own, less the specials."""
@@ -295,9 +299,9 @@ class Budget:
     def _replan(
         self, start: int, end: int, context: str, rest: str, tokens: int, text: str
     ) -> list[Range]:
-        """Plan a piece that failed again, with its own tokens per run."""
+        """Plan a piece that failed again, with its own tokens per character."""
         fixed = self._overhead + (self._joined_cost(context) if context else 0)
-        ratio = (tokens - fixed) / max(1, _runs(text))
+        ratio = (tokens - fixed) / max(1, _visible(text))
         ranges = self._plan(start, end, context, rest, ratio)
         if len(ranges) > 1:
             return ranges

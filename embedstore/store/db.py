@@ -20,12 +20,16 @@ import numpy as np
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- A file of an indexed folder (doc_id NULL) or a document pushed by id.
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
     language TEXT NOT NULL,
     sha256 TEXT NOT NULL,
-    size INTEGER NOT NULL
+    size INTEGER NOT NULL,
+    doc_id TEXT UNIQUE,
+    metadata TEXT,
+    content TEXT
 );
 -- AUTOINCREMENT: a chunk id is also its FAISS id, so ids are never reused.
 CREATE TABLE IF NOT EXISTS chunks (
@@ -60,6 +64,7 @@ class FileRecord:
     language: str
     sha256: str
     size: int
+    doc_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,9 @@ class NewFile:
     sha256: str
     size: int
     chunks: list[NewChunk]
+    doc_id: str | None = None
+    metadata: str | None = None  # JSON
+    content: str | None = None  # a document's whole text, for get-by-id
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,7 @@ class ChunkRow:
     kind: str
     symbol: str | None
     text: str
+    doc_id: str | None
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -132,9 +141,29 @@ def generation(conn: sqlite3.Connection) -> int:
     return int(get_meta(conn, "generation") or 0)
 
 
+_FILE_COLUMNS = "id, path, language, sha256, size, doc_id"
+
+
 def files_by_path(conn: sqlite3.Connection) -> dict[str, FileRecord]:
-    rows = conn.execute("SELECT id, path, language, sha256, size FROM files")
+    """Every file and document by path."""
+    rows = conn.execute(f"SELECT {_FILE_COLUMNS} FROM files")
     return {r[1]: FileRecord(*r) for r in rows}
+
+
+def documents_by_id(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[str, FileRecord]:
+    rows = conn.execute(
+        f"SELECT {_FILE_COLUMNS} FROM files WHERE doc_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(doc_ids)),),
+    )
+    return {r[5]: FileRecord(*r) for r in rows}
+
+
+def document(conn: sqlite3.Connection, doc_id: str) -> tuple[FileRecord, str, str] | None:
+    """(record, content, metadata JSON) of one document."""
+    row = conn.execute(
+        f"SELECT {_FILE_COLUMNS}, content, metadata FROM files WHERE doc_id = ?", (doc_id,)
+    ).fetchone()
+    return None if row is None else (FileRecord(*row[:6]), row[6] or "", row[7] or "{}")
 
 
 def to_blob(vector: np.ndarray) -> bytes:
@@ -193,8 +222,9 @@ def apply_changes(
         added: list[int] = []
         for f in add_files:
             cur = conn.execute(
-                "INSERT INTO files(path, language, sha256, size) VALUES (?, ?, ?, ?)",
-                (f.path, f.language, f.sha256, f.size),
+                "INSERT INTO files(path, language, sha256, size, doc_id, metadata, content) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (f.path, f.language, f.sha256, f.size, f.doc_id, f.metadata, f.content),
             )
             file_id = cur.lastrowid
             for c in f.chunks:
@@ -248,7 +278,8 @@ def chunk_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, ChunkR
         return {}
     marks = ",".join("?" * len(ids))
     rows = conn.execute(
-        "SELECT c.id, f.path, f.language, c.start_line, c.end_line, c.kind, c.symbol, c.text "
+        "SELECT c.id, f.path, f.language, c.start_line, c.end_line, c.kind, c.symbol, c.text, "
+        "f.doc_id "
         f"FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
         list(ids),
     )
