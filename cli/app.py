@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from embedstore.cli import collections_cmd, context_cmd, eval_cmd, index_cmd, search_cmd
+from embedstore.cli import (
+    collections_cmd,
+    context_cmd,
+    eval_cmd,
+    index_cmd,
+    search_cmd,
+    serve_cmd,
+)
 
 app = typer.Typer(
     name="embedstore",
@@ -20,6 +27,7 @@ app.command("list")(collections_cmd.list_collections)
 app.command("info")(collections_cmd.info)
 app.command("rm")(collections_cmd.rm)
 app.command("eval")(eval_cmd.evaluate)
+app.command("serve")(serve_cmd.serve)
 
 
 def main() -> None:

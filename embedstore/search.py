@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from embedstore.errors import UserInputError
 from embedstore.filters import SearchFilters
 from embedstore.fusion import RRF_K, reciprocal_rank_fusion
@@ -41,6 +43,7 @@ class SearchResult:
     symbol: str | None = None
     dense_score: float | None = None
     lexical_score: float | None = None
+    document_id: str | None = None  # set for documents pushed by id, None for files
 
     @property
     def location(self) -> str:
@@ -74,15 +77,23 @@ def search(
     filters: SearchFilters | None = None,
     nprobe: int | None = None,
     rrf_k: int = RRF_K,
+    query_vector: np.ndarray | None = None,
 ) -> list[SearchResult]:
-    """The k best chunks for a query, filters applied to both sides before fusion."""
+    """The k best chunks for a query, filters applied to both sides before fusion.
+
+    ``query_vector`` (1, d) is the query already encoded, e.g. by a batcher that
+    encodes many clients' queries together.
+    """
     check_search_args(query, k, mode)
     rules = filters or SearchFilters()
     file_ids = allowed_file_ids(collection, rules)
     fetch = k if mode != "hybrid" else max(k * SIDE_FETCH_FACTOR, MIN_SIDE_FETCH)
     dense, lexical = [], []
     if mode != "lexical":
-        dense = dense_hits(collection, query, fetch, rules, file_ids, nprobe)
+        vector = query_vector
+        if vector is None:
+            vector = collection.encoder.encode([query], kind="query")  # (1, d)
+        dense = dense_hits(collection, vector, fetch, rules, file_ids, nprobe)
     if mode != "dense":
         lexical = lexical_hits(collection, query, fetch, file_ids)
     dense_scores, lexical_scores = dict(dense), dict(lexical)
@@ -99,6 +110,7 @@ def search(
             chunk_id=r.id, path=r.path, start_line=r.start_line, end_line=r.end_line,
             language=r.language, score=score, text=r.text, symbol=r.symbol,
             dense_score=dense_scores.get(r.id), lexical_score=lexical_scores.get(r.id),
+            document_id=r.doc_id,
         )
         for chunk_id, score in top
         if (r := rows.get(chunk_id)) is not None
@@ -118,7 +130,7 @@ def allowed_file_ids(collection: Collection, filters: SearchFilters) -> list[int
 
 def dense_hits(
     collection: Collection,
-    query: str,
+    query_vector: np.ndarray,
     k: int,
     filters: SearchFilters,
     file_ids: list[int] | None,
@@ -128,8 +140,9 @@ def dense_hits(
     subset = None if file_ids is None else db.chunk_ids_of_files(collection.conn, file_ids)
     if subset is not None and subset.size == 0:
         return []
-    vectors = collection.encoder.encode([query], kind="query")  # (1, d)
-    scores, ids = collection.search_vectors(vectors, k, nprobe=nprobe, subset=subset)  # (1, k)
+    scores, ids = collection.search_vectors(
+        query_vector, k, nprobe=nprobe, subset=subset
+    )  # (1, k)
     floor = filters.min_score
     return [
         (int(i), float(s))

@@ -15,7 +15,6 @@ the estimate fell short.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -34,8 +33,6 @@ MERGE_BELOW_LINES = 5
 FILL = 0.9
 # Characters counted to calibrate estimates when nothing else was counted yet.
 SAMPLE_CHARS = 4000
-# Runs that no common tokenizer merges with their neighbours into one token.
-_LEXICAL_RUN = re.compile(r"\w+|[^\w\s]+")
 
 # A planned piece: lines start..end with the context it carries.
 Range = tuple[int, int, str]
@@ -108,21 +105,16 @@ class Budget:
     def measure(self, chunks: Sequence[Chunk]) -> list[int]:
         """Token counts of the chunks' bodies, where only fitting ones must be exact.
 
-        Tokenizers give every whitespace-separated word, and within it every
-        lexical run, at least one token (WordPiece, byte-level BPE). A body
-        with more of those than the budget is over it and is not tokenized;
-        its result is that lower bound, which exceeds ``max_tokens``.
+        Tokenizers give every whitespace-separated word at least one token, so
+        a body with more words than the budget is over it and is not
+        tokenized; its result is that lower bound, which exceeds ``max_tokens``.
         """
         bodies = [chunk_body(chunk) for chunk in chunks]
         result = [self._memo.get(body, 0) for body in bodies]
         unknown: list[int] = []
         for index, body in enumerate(bodies):
-            if result[index]:
-                continue
-            # Counting words is cheaper, so it settles the longest bodies first.
-            result[index] = len(body.split()) + self._overhead
-            if result[index] <= self.max_tokens:
-                result[index] = len(_LEXICAL_RUN.findall(body)) + self._overhead
+            if not result[index]:
+                result[index] = len(body.split()) + self._overhead
                 if result[index] <= self.max_tokens:
                     unknown.append(index)
         counts = self.count([bodies[index] for index in unknown])

@@ -1,0 +1,69 @@
+"""The FastAPI app factory: a thin HTTP shell over the library."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from embedstore.api.deps import require_api_key
+from embedstore.api.errors import install_error_handlers
+from embedstore.api.jobs import JobManager
+from embedstore.api.limits import BodySizeLimit
+from embedstore.api.metrics import Metrics
+from embedstore.api.routes import collections, documents, embeddings, jobs, search, system
+from embedstore.api.settings import ServerSettings
+from embedstore.api.state import AppState, CollectionCache
+from embedstore.encoders.registry import load_encoder
+from embedstore.store.store import Store
+
+log = logging.getLogger("embedstore.api")
+
+
+def create_app(settings: ServerSettings | None = None, *, batching: bool = True) -> FastAPI:
+    """Build the app; ``batching=False`` encodes each request alone (the load-test baseline)."""
+    config = settings or ServerSettings()
+    config.check_exposure()
+    store = Store(config.store)
+    state = AppState(
+        settings=config, store=store, collections=CollectionCache(store),
+        jobs=JobManager(store), metrics=Metrics(), batching=batching,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if config.preload_model:
+            loading = asyncio.create_task(asyncio.to_thread(_load_default, state))
+        yield
+        if config.preload_model and not loading.done():
+            loading.cancel()
+        await state.close()
+
+    app = FastAPI(
+        title="embedstore",
+        description="Semantic code and document search: collections, documents, hybrid "
+        "search, RAG context and OpenAI-compatible embeddings.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.embedstore = state
+    install_error_handlers(app)
+    app.middleware("http")(state.metrics.middleware)
+    app.add_middleware(BodySizeLimit, max_bytes=config.max_request_bytes)
+    guarded = [Depends(require_api_key)]
+    for router in (collections.router, documents.router, search.router, jobs.router,
+                   embeddings.router):
+        app.include_router(router, dependencies=guarded)
+    app.include_router(system.router)
+    app.mount("/static", StaticFiles(directory=system.STATIC), name="static")
+    return app
+
+
+def _load_default(state: AppState) -> None:
+    load_encoder(None)
+    state.ready.set()
+    log.info("default encoder loaded; ready")

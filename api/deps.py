@@ -1,0 +1,38 @@
+"""Annotated dependencies shared by the routes."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+
+from embedstore.api.state import AppState
+from embedstore.store.collection import Collection
+
+
+def get_state(request: Request) -> AppState:
+    state: AppState = request.app.state.embedstore
+    return state
+
+
+StateDep = Annotated[AppState, Depends(get_state)]
+
+
+async def get_collection(name: str, state: StateDep) -> Collection:
+    return await run_in_threadpool(state.collections.get, name)
+
+
+CollectionDep = Annotated[Collection, Depends(get_collection)]
+
+
+def require_api_key(request: Request, state: StateDep) -> None:
+    """Bearer API key, checked whenever the server was given keys."""
+    keys = state.settings.api_keys
+    if not keys:
+        return
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not any(secrets.compare_digest(token, k) for k in keys):
+        raise HTTPException(401, "missing or wrong API key: send 'Authorization: Bearer <key>'")

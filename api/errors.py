@@ -1,0 +1,79 @@
+"""Every error leaves the API as JSON: {"error": {"code": ..., "message": ...}}."""
+
+from __future__ import annotations
+
+import logging
+from typing import cast
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from embedstore.errors import (
+    CollectionExistsError,
+    CollectionLockedError,
+    CollectionNotFoundError,
+    EmbedstoreError,
+    EncoderLoadError,
+    EncoderMismatchError,
+    UserInputError,
+)
+
+log = logging.getLogger("embedstore.api")
+
+# Most specific first: the first matching class decides the status.
+_STATUS: list[tuple[type[Exception], int, str]] = [
+    (CollectionNotFoundError, 404, "not_found"),
+    (CollectionExistsError, 409, "conflict"),
+    (EncoderMismatchError, 409, "encoder_mismatch"),
+    (CollectionLockedError, 409, "locked"),
+    (UserInputError, 400, "bad_request"),
+    (EncoderLoadError, 400, "bad_encoder"),
+    (ValueError, 422, "invalid"),
+    (EmbedstoreError, 500, "internal"),
+]
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _library_error(request: Request, exc: Exception) -> JSONResponse:
+    for cls, status, code in _STATUS:
+        if isinstance(exc, cls):
+            if status >= 500:
+                log.error("request %s failed: %s", request.url.path, exc)
+            return error_response(status, code, str(exc))
+    return _unexpected(request, exc)
+
+
+def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    errors = cast(RequestValidationError, exc).errors()  # registered for this class only
+    parts = []
+    for err in errors:
+        if err.get("type") == "json_invalid":
+            reason = err.get("ctx", {}).get("error", "")
+            return error_response(422, "invalid", f"the request body is not valid JSON: {reason}")
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else err.get("msg", ""))
+    return error_response(422, "invalid", "; ".join(parts) or "invalid request")
+
+
+def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    http = cast(HTTPException, exc)  # registered for this class only
+    code = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+    return error_response(http.status_code, code.get(http.status_code, "error"), str(http.detail))
+
+
+def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error on %s", request.url.path, exc_info=exc)
+    return error_response(500, "internal", "internal server error; see the server log")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(EmbedstoreError, _library_error)
+    app.add_exception_handler(ValueError, _library_error)
+    app.add_exception_handler(Exception, _unexpected)

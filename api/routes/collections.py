@@ -1,0 +1,52 @@
+"""/v1/collections: list, create, info, delete."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
+
+from embedstore.api.deps import CollectionDep, StateDep
+from embedstore.api.schemas import CollectionCreate, CollectionInfo
+from embedstore.errors import CollectionExistsError
+from embedstore.indexing import IndexOptions, prepare_collection
+from embedstore.store.collection import Collection
+
+router = APIRouter(prefix="/v1/collections", tags=["collections"])
+
+
+def info_of(collection: Collection) -> CollectionInfo:
+    stats = collection.stats()
+    m = stats.manifest
+    return CollectionInfo(
+        name=stats.name, files=stats.files, chunks=stats.chunks, disk_bytes=stats.disk_bytes,
+        encoder=m.encoder, encoder_revision=m.encoder_revision, dim=m.dim, pooling=m.pooling,
+        index_kind=m.index_kind, index=m.index, source_root=m.source_root,
+    )
+
+
+@router.get("")
+def list_collections(state: StateDep) -> list[CollectionInfo]:
+    return [info_of(state.collections.get(name)) for name in state.store.names()]
+
+
+@router.post("", status_code=201)
+def create_collection(body: CollectionCreate, state: StateDep) -> CollectionInfo:
+    if state.store.exists(body.name):
+        raise CollectionExistsError(f"collection {body.name!r} exists already")
+    options = IndexOptions(
+        name=body.name, encoder=body.encoder, pooling=body.pooling, index_kind=body.index_kind
+    )
+    collection, _, _ = prepare_collection(state.store, body.name, options)
+    return info_of(collection)
+
+
+@router.get("/{name}")
+def get_collection(collection: CollectionDep) -> CollectionInfo:
+    return info_of(collection)
+
+
+@router.delete("/{name}")
+async def delete_collection(name: str, state: StateDep, _: CollectionDep) -> dict[str, str]:
+    state.collections.forget(name)
+    await run_in_threadpool(state.store.delete, name)
+    return {"deleted": name}

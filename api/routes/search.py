@@ -1,0 +1,119 @@
+"""Search, batch search and RAG context over one collection."""
+
+from __future__ import annotations
+
+import numpy as np
+from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
+
+from embedstore import search as search_module
+from embedstore.api.deps import CollectionDep, StateDep
+from embedstore.api.highlight import highlight
+from embedstore.api.schemas import (
+    BatchSearchRequest,
+    BatchSearchResponse,
+    ContextBlockOut,
+    ContextRequest,
+    ContextResponse,
+    Filters,
+    Hit,
+    SearchRequest,
+    SearchResponse,
+)
+from embedstore.api.state import AppState
+from embedstore.search import SearchResult
+from embedstore.store.collection import Collection
+
+router = APIRouter(prefix="/v1/collections/{name}", tags=["search"])
+
+
+def _check(state: AppState, queries: list[str], k: int) -> None:
+    limits = state.settings
+    if k > limits.max_k:
+        raise ValueError(f"k must be at most {limits.max_k}, got {k}")
+    if len(queries) > limits.max_batch_items:
+        raise ValueError(f"at most {limits.max_batch_items} queries per request")
+    for q in queries:
+        if len(q) > limits.max_query_chars:
+            raise ValueError(
+                f"a query has {len(q):,} characters; the limit is {limits.max_query_chars:,}"
+            )
+
+
+def _hit(r: SearchResult, with_html: bool) -> Hit:
+    return Hit(
+        id=r.chunk_id, document_id=r.document_id, path=r.path, start_line=r.start_line,
+        end_line=r.end_line, language=r.language, score=r.score, text=r.text, symbol=r.symbol,
+        found_by=r.found_by, dense_score=r.dense_score, lexical_score=r.lexical_score,
+        html=highlight(r.text, r.language, r.start_line) if with_html else None,
+    )
+
+
+async def _run_searches(
+    state: AppState, collection: Collection, queries: list[str], k: int, mode: str,
+    filters: Filters, nprobe: int | None,
+) -> list[list[SearchResult]]:
+    """Encode every query through the shared batcher, then search off the event loop."""
+    vectors: np.ndarray | None = None
+    if mode != "lexical":
+        manifest = collection.manifest
+        batcher = state.batcher(manifest.encoder, manifest.pooling)
+        vectors = await batcher.encode(queries, kind="query")  # (q, d)
+    library_filters = filters.to_library()
+
+    def run_all() -> list[list[SearchResult]]:
+        return [
+            search_module.search(
+                collection, q, k, mode=mode, filters=library_filters, nprobe=nprobe,
+                query_vector=None if vectors is None else vectors[i : i + 1],
+            )
+            for i, q in enumerate(queries)
+        ]
+
+    return await run_in_threadpool(run_all)
+
+
+@router.post("/search")
+async def search(
+    body: SearchRequest, state: StateDep, collection: CollectionDep
+) -> SearchResponse:
+    _check(state, [body.query], body.k)
+    (results,) = await _run_searches(
+        state, collection, [body.query], body.k, body.mode, body.filters, body.nprobe
+    )
+    return SearchResponse(
+        query=body.query, collection=collection.name, mode=body.mode,
+        results=[_hit(r, body.highlight) for r in results],
+    )
+
+
+@router.post("/search/batch")
+async def search_batch(
+    body: BatchSearchRequest, state: StateDep, collection: CollectionDep
+) -> BatchSearchResponse:
+    _check(state, body.queries, body.k)
+    per_query = await _run_searches(
+        state, collection, body.queries, body.k, body.mode, body.filters, body.nprobe
+    )
+    return BatchSearchResponse(
+        collection=collection.name, mode=body.mode,
+        results=[
+            SearchResponse(query=q, collection=collection.name, mode=body.mode,
+                           results=[_hit(r, False) for r in results])
+            for q, results in zip(body.queries, per_query, strict=True)
+        ],
+    )
+
+
+@router.post("/context")
+def context(body: ContextRequest, state: StateDep, collection: CollectionDep) -> ContextResponse:
+    _check(state, [body.query], 1)
+    packed = collection.context(
+        body.query, body.max_tokens, mode=body.mode, filters=body.filters.to_library()
+    )
+    return ContextResponse(
+        query=body.query, collection=collection.name, tokens=packed.tokens,
+        max_tokens=packed.max_tokens, text=packed.text,
+        blocks=[ContextBlockOut(path=b.path, start_line=b.start_line, end_line=b.end_line)
+                for b in packed.blocks],
+    )

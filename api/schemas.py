@@ -1,0 +1,172 @@
+"""Request and response bodies (Qdrant/TEI-like JSON; OpenAI's shape for embeddings)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from embedstore.filters import SearchFilters
+
+Mode = Literal["hybrid", "dense", "lexical"]
+IndexKind = Literal["auto", "flat", "ivfpq"]
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CollectionCreate(Strict):
+    name: str = Field(pattern=NAME_PATTERN)
+    encoder: str | None = None
+    pooling: str | None = None
+    index_kind: IndexKind = "auto"
+
+
+class CollectionInfo(BaseModel):
+    name: str
+    files: int
+    chunks: int
+    disk_bytes: int
+    encoder: str
+    encoder_revision: str | None
+    dim: int
+    pooling: str
+    index_kind: str
+    index: dict[str, Any]
+    source_root: str | None
+
+
+class DocumentIn(Strict):
+    id: str = Field(min_length=1, max_length=512)
+    text: str
+    path: str | None = Field(default=None, max_length=1024)
+    language: str | None = Field(default=None, max_length=32)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class DocumentsUpsert(Strict):
+    documents: list[DocumentIn] = Field(min_length=1)
+
+
+class DocumentOut(BaseModel):
+    id: str
+    path: str
+    language: str
+    text: str
+    metadata: dict[str, Any]
+
+
+class IndexRequest(Strict):
+    path: str = Field(min_length=1, description="Folder on the server, under an allowed root.")
+    rebuild: bool = False
+    index_kind: IndexKind | None = None
+
+
+class Filters(Strict):
+    include: list[str] = Field(default_factory=list, max_length=64)
+    exclude: list[str] = Field(default_factory=list, max_length=64)
+    languages: list[str] = Field(default_factory=list, max_length=64)
+    min_score: float | None = Field(default=None, ge=-1.0, le=1.0)
+
+    def to_library(self) -> SearchFilters:
+        return SearchFilters(
+            include=tuple(self.include), exclude=tuple(self.exclude),
+            languages=tuple(self.languages), min_score=self.min_score,
+        )
+
+
+class SearchRequest(Strict):
+    query: str = Field(min_length=1)
+    k: int = Field(default=10, ge=1)
+    mode: Mode = "hybrid"
+    filters: Filters = Field(default_factory=Filters)
+    nprobe: int | None = Field(default=None, ge=1, le=65536)
+    highlight: bool = Field(default=False, description="Add syntax-highlighted HTML of each hit.")
+
+
+class BatchSearchRequest(Strict):
+    queries: list[str] = Field(min_length=1)
+    k: int = Field(default=10, ge=1)
+    mode: Mode = "hybrid"
+    filters: Filters = Field(default_factory=Filters)
+    nprobe: int | None = Field(default=None, ge=1, le=65536)
+
+
+class Hit(BaseModel):
+    id: int
+    document_id: str | None
+    path: str
+    start_line: int
+    end_line: int
+    language: str
+    score: float
+    text: str
+    symbol: str | None
+    found_by: str
+    dense_score: float | None
+    lexical_score: float | None
+    html: str | None = None
+
+
+class SearchResponse(BaseModel):
+    query: str
+    collection: str
+    mode: str
+    results: list[Hit]
+
+
+class BatchSearchResponse(BaseModel):
+    collection: str
+    mode: str
+    results: list[SearchResponse]
+
+
+class ContextRequest(Strict):
+    query: str = Field(min_length=1)
+    max_tokens: int = Field(default=2000, ge=1, le=200_000)
+    mode: Mode = "hybrid"
+    filters: Filters = Field(default_factory=Filters)
+
+
+class ContextBlockOut(BaseModel):
+    path: str
+    start_line: int
+    end_line: int
+
+
+class ContextResponse(BaseModel):
+    query: str
+    collection: str
+    tokens: int
+    max_tokens: int
+    text: str
+    blocks: list[ContextBlockOut]
+
+
+class EmbeddingsRequest(BaseModel):
+    """OpenAI's /v1/embeddings request; unknown fields such as `user` are accepted."""
+
+    input: str | list[str]
+    model: str | None = None
+    encoding_format: Literal["float", "base64"] = "float"
+    dimensions: int | None = Field(default=None, ge=1)
+
+
+class EmbeddingItem(BaseModel):
+    object: Literal["embedding"] = "embedding"
+    embedding: list[float] | str
+    index: int
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+    total_tokens: int
+
+
+class EmbeddingsResponse(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[EmbeddingItem]
+    model: str
+    usage: Usage

@@ -1,0 +1,58 @@
+"""Server settings: flags of `embedstore serve`, or EMBEDSTORE_* environment variables."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from embedstore.errors import UserInputError
+from embedstore.store.store import default_home
+
+
+class ServerSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="EMBEDSTORE_", extra="ignore")
+
+    store: Path = Field(default_factory=default_home)
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # Comma-separated in the environment: EMBEDSTORE_API_KEYS=key1,key2
+    api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Folders the index endpoint may read (comma-separated); none when empty.
+    allowed_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
+    max_request_bytes: int = 8 * 1024 * 1024
+    max_query_chars: int = 4096
+    max_document_chars: int = 1_000_000
+    max_batch_items: int = 256
+    max_k: int = 100
+    # Dynamic batching of encoder calls across concurrent requests.
+    batch_max_size: int = 64
+    batch_max_wait_ms: float = 5.0
+    preload_model: bool = True
+
+    @field_validator("api_keys", "allowed_roots", mode="before")
+    @classmethod
+    def _split_commas(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    def check_exposure(self) -> None:
+        """Refuse to serve beyond loopback without an API key."""
+        if not self.api_keys and not is_loopback(self.host):
+            raise UserInputError(
+                f"refusing to listen on {self.host} without an API key: pass --api-key "
+                "(or set EMBEDSTORE_API_KEYS), or bind to 127.0.0.1"
+            )
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

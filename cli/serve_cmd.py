@@ -1,0 +1,48 @@
+"""`embedstore serve`: the REST API and search page under uvicorn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from embedstore.cli.common import StoreOption, cli_errors, err
+
+
+@cli_errors
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to bind; beyond loopback needs a key.")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+    api_key: Annotated[
+        list[str] | None,
+        typer.Option("--api-key", envvar="EMBEDSTORE_API_KEYS", help="Bearer key (repeatable)."),
+    ] = None,
+    allow_root: Annotated[
+        list[Path] | None,
+        typer.Option(help="Folder the index endpoint may read (repeatable)."),
+    ] = None,
+    no_batching: Annotated[
+        bool, typer.Option("--no-batching", help="Encode each request alone (for comparison).")
+    ] = False,
+    store: StoreOption = None,
+) -> None:
+    """Serve the REST API (OpenAPI at /docs) and the search page at /."""
+    import uvicorn
+
+    from embedstore.api.app import create_app
+    from embedstore.api.settings import ServerSettings
+
+    overrides: dict[str, object] = {"host": host, "port": port}
+    if api_key:
+        overrides["api_keys"] = api_key
+    if allow_root:
+        overrides["allowed_roots"] = allow_root
+    if store is not None:
+        overrides["store"] = store
+    settings = ServerSettings.model_validate(overrides)
+    app = create_app(settings, batching=not no_batching)
+    err.print(f"embedstore serving {settings.store} on http://{host}:{port} (docs at /docs)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
