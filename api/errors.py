@@ -62,7 +62,10 @@ def _validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 def _http_error(request: Request, exc: Exception) -> JSONResponse:
     http = cast(HTTPException, exc)  # registered for this class only
-    code = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+    code = {
+        401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+        413: "too_large",
+    }
     return error_response(http.status_code, code.get(http.status_code, "error"), str(http.detail))
 
 

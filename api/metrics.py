@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import Request, Response
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from starlette.routing import Match
 
 from embedstore.store.store import Store
 
@@ -61,9 +60,6 @@ class Metrics:
 
 
 def _route_template(request: Request) -> str:
-    """The route's path template (/v1/collections/{name}), so labels stay few."""
-    for route in request.app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match == Match.FULL:
-            return str(getattr(route, "path", request.url.path))
-    return "unmatched"
+    """The matched route's path template (/v1/collections/{name}), so labels stay few."""
+    route = request.scope.get("route")
+    return str(getattr(route, "path_format", None) or getattr(route, "path", "unmatched"))

@@ -15,6 +15,7 @@ the estimate fell short.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -30,7 +31,10 @@ CONTEXT_SHARE = 4
 MERGE_BELOW_LINES = 5
 # Planned pieces aim at this share of the budget, as estimates scatter around
 # the truth: fewer pieces fail verification and need planning again.
-FILL = 0.9
+FILL = 0.8
+# A piece may run this much past an equal share of its span, so that line
+# granularity does not leave a tiny last piece.
+BALANCE_SLACK = 1.1
 # Characters counted to calibrate estimates when nothing else was counted yet.
 SAMPLE_CHARS = 4000
 
@@ -148,25 +152,15 @@ class Budget:
         chunks = [self.chunk(span, span.start, span.end, span.context) for span in spans]
         return [n <= self.max_tokens for n in self.measure(chunks)]
 
-    def planned_end(
-        self, start: int, limit: int, context: str = "", ratio: float | None = None
-    ) -> int:
-        """The last line up to ``limit`` that, by estimate, keeps the piece in budget.
+    def window_end(self, start: int, limit: int) -> int:
+        """The last line up to ``limit`` that keeps lines from ``start`` in budget.
 
-        The estimate is visible characters times ``ratio`` tokens per character
-        (by default this file's); :meth:`fit` verifies it. Always at least ``start``, so
-        that callers make progress.
+        By estimate, which :meth:`fit` verifies; at least ``start``, so that
+        callers make progress.
         """
-        ratio = self._ratio() if ratio is None else ratio
-        target = self.max_tokens * FILL
-        used = float(self._overhead + (self._joined_cost(context) if context else 0))
-        end = start
-        for line in range(start, limit + 1):
-            used += _visible(self.lines[line - 1]) * ratio + self._newline
-            if used > target and line > start:
-                break
-            end = line
-        return self._trim_end(start, end)
+        costs = self._costs(start, limit, self._ratio())
+        taken = _take(costs, self._overhead, self.max_tokens * FILL)
+        return self._trim_end(start, start + taken - 1)
 
     def fit(self, spans: Iterable[Span]) -> list[Piece]:
         """Each span as one piece, or as several when it is over budget."""
@@ -237,9 +231,15 @@ class Budget:
             self._seen_chars += _visible(sample)
         return self._seen_tokens / self._seen_chars if self._seen_chars else 1.0
 
-    def _joined_cost(self, text: str) -> int:
-        """Tokens ``text`` adds when joined to other lines: its own, less the specials."""
-        return self.count([text])[0] - self._overhead + self._newline
+    def _fixed(self, context: str) -> int:
+        """Tokens of a piece before its first line: special tokens and its context."""
+        if not context:
+            return self._overhead
+        return self.count([context])[0] + self._newline
+
+    def _costs(self, start: int, end: int, ratio: float) -> list[float]:
+        """Estimated tokens that each of lines ``start``..``end`` adds to a piece."""
+        return [_visible(line) * ratio + self._newline for line in self.lines[start - 1 : end]]
 
     def _trim_end(self, start: int, end: int) -> int:
         while end > start and self.is_blank(end):
@@ -260,12 +260,21 @@ class Budget:
     def _plan(
         self, start: int, end: int, first: str, rest: str, ratio: float | None = None
     ) -> list[Range]:
-        """Consecutive pieces of lines ``start``..``end`` that fit by estimate."""
+        """Pieces of lines ``start``..``end`` of about equal size that fit by estimate.
+
+        Equal pieces, rather than full ones and a small remainder, keep clear
+        of the budget's edge, where estimates fail verification.
+        """
+        costs = self._costs(start, end, self._ratio() if ratio is None else ratio)
+        total = self._fixed(first) + sum(costs)
+        pieces = math.ceil(total / (self.max_tokens * FILL))
+        limit = min(self.max_tokens * FILL, total / pieces * BALANCE_SLACK)
         ranges: list[Range] = []
         line = self.next_content(start, end)
         while line <= end:
             context = rest if ranges else first
-            last = self.planned_end(line, end, context, ratio)
+            taken = _take(costs[line - start :], self._fixed(context), limit)
+            last = self._trim_end(line, line + taken - 1)
             ranges.append((line, last, context))
             line = self.next_content(last + 1, end)
         return ranges
@@ -292,8 +301,7 @@ class Budget:
         self, start: int, end: int, context: str, rest: str, tokens: int, text: str
     ) -> list[Range]:
         """Plan a piece that failed again, with its own tokens per character."""
-        fixed = self._overhead + (self._joined_cost(context) if context else 0)
-        ratio = (tokens - fixed) / max(1, _visible(text))
+        ratio = (tokens - self._fixed(context)) / max(1, _visible(text))
         ranges = self._plan(start, end, context, rest, ratio)
         if len(ranges) > 1:
             return ranges
@@ -330,6 +338,17 @@ class Budget:
                     )
             cuts = retry
         return [piece for _, piece in sorted(done, key=lambda item: item[0])]
+
+
+def _take(costs: list[float], used: float, limit: float) -> int:
+    """How many lines, at least one, fit under ``limit`` after ``used`` tokens."""
+    taken = 0
+    for cost in costs:
+        used += cost
+        if used > limit and taken:
+            break
+        taken += 1
+    return taken
 
 
 def _short(piece: Piece) -> bool:

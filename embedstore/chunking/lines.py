@@ -19,7 +19,7 @@ def chunk_lines(budget: Budget) -> list[Chunk]:
     start, last = bounds
     spans: list[Span] = []
     while True:
-        end = budget.planned_end(start, min(start + WINDOW_LINES - 1, last))
+        end = budget.window_end(start, min(start + WINDOW_LINES - 1, last))
         spans.append(Span(start, end, LINES_KIND))
         if end >= last:
             break

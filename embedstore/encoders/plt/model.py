@@ -36,6 +36,14 @@ class PLTOutput:
     gates: list[torch.Tensor]  # loops 2 .. R, each (B, L, H, T): share of the global branch
 
 
+def init_weight(weight: torch.Tensor, kind: str) -> None:
+    """normal(0, 0.02) as GPT-2 does, or xavier-uniform, as the config's ``init`` says."""
+    if kind == "normal":
+        nn.init.normal_(weight, mean=0.0, std=INIT_STD)
+    else:
+        nn.init.xavier_uniform_(weight)
+
+
 def principal_components(table: torch.Tensor, width: int) -> torch.Tensor:
     """(V, d) rows -> (V, width) coordinates on their top principal directions."""
     centered = table - table.mean(dim=0, keepdim=True)  # (V, d)
@@ -66,10 +74,7 @@ class PLTModel(nn.Module):
     def _init_weights(self) -> None:
         for module in self.modules():
             if isinstance(module, nn.Linear | nn.Embedding):
-                if self.config.init == "normal":
-                    nn.init.normal_(module.weight, mean=0.0, std=INIT_STD)
-                else:
-                    nn.init.xavier_uniform_(module.weight)
+                init_weight(module.weight, self.config.init)
         for block in self.blocks:
             # Zero logits: every gate starts at 0.5, an even mix of both branches.
             nn.init.zeros_(block.attn.gate_proj.weight)
@@ -89,7 +94,9 @@ class PLTModel(nn.Module):
                 "the two models must share a tokenizer"
             )
         if width < self.config.d_model:
-            raise ValueError(f"token table is {width}-d, narrower than d_model {self.config.d_model}")
+            raise ValueError(
+                f"token table is {width}-d, narrower than d_model {self.config.d_model}"
+            )
         start = table.float()
         if width > self.config.d_model:
             start = principal_components(start, self.config.d_model)

@@ -1,0 +1,59 @@
+"""A real `embedstore serve` process on 127.0.0.1 for end-to-end API tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+
+@dataclass
+class Server:
+    url: str
+    store: Path
+    process: subprocess.Popen[str]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def running_server(store: Path, *args: str, timeout: float = 120) -> Iterator[Server]:
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDSTORE_HOME": str(store)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "embedstore", "serve", "--port", str(port), *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"server exited: {process.stdout.read() if process.stdout else ''}")
+            try:
+                if httpx.get(f"{url}/health", timeout=2).json().get("ready"):
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError("server did not become ready")
+            time.sleep(0.3)
+        yield Server(url, store, process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
