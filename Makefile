@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 EXTRAS ?= dev
 DEMO_STORE ?= .embedstore-demo
 
-.PHONY: install demo test typecheck bench
+.PHONY: install demo test typecheck browser bench
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -23,9 +23,16 @@ demo: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/embedstore search "parse the config file and merge defaults" \
 		--name demo --store $(DEMO_STORE) -k 3
 
-test: install typecheck
+test: install typecheck browser
 	$(PY) -m ruff check .
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+# The search page's test drives Debian's chromium (Playwright never downloads a browser
+# here); installed when missing and we are root, else that one test is skipped.
+browser:
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+		echo "chromium is not installed: the browser test will be skipped"
 
 # mypy cannot follow setuptools' package-dir mapping, so it checks a tree of
 # symlinks laid out the way the package installs.
@@ -37,3 +44,5 @@ typecheck: install
 
 bench: install
 	HF_HUB_OFFLINE=1 $(PY) bench/index_stdlib.py
+	HF_HUB_OFFLINE=1 $(PY) bench/eval_stdlib.py
+	HF_HUB_OFFLINE=1 $(PY) bench/api_load.py

@@ -70,7 +70,9 @@ def open_collection(store: Path | None, name: str | None) -> Collection:
     if name is None:
         names = the_store.names()
         if not names:
-            raise UserInputError("the store has no collection yet: run `embedstore index PATH` first")
+            raise UserInputError(
+                "the store has no collection yet: run `embedstore index PATH` first"
+            )
         if len(names) > 1:
             raise UserInputError(
                 f"several collections exist ({', '.join(names)}): choose one with --name"

@@ -99,7 +99,10 @@ def strip_docstrings(text: str, rel_path: str) -> tuple[str, list[EvalQuery]]:
         lines[r.first - 1 : r.last] = replacement
 
     def shift(line: int, inclusive: bool) -> int:
-        return line - sum(r.removed for r in removals if r.last < line or (inclusive and r.last == line))
+        """``line``'s number after the removals above it (and at it, when ``inclusive``)."""
+        return line - sum(
+            r.removed for r in removals if r.last < line or (inclusive and r.last == line)
+        )
 
     queries = [
         EvalQuery(

@@ -41,7 +41,8 @@ def running_server(store: Path, *args: str, timeout: float = 120) -> Iterator[Se
     try:
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"server exited: {process.stdout.read() if process.stdout else ''}")
+                output = process.stdout.read() if process.stdout else ""
+                raise RuntimeError(f"server exited: {output}")
             try:
                 if httpx.get(f"{url}/health", timeout=2).json().get("ready"):
                     break

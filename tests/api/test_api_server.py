@@ -71,7 +71,7 @@ def test_health_is_ready(client: httpx.Client) -> None:
 
 def test_index_job_reports_progress_and_search_finds_function(client: httpx.Client) -> None:
     jobs = client.get("/v1/jobs").json()
-    done = [j for j in jobs if j["collection"] == "code"][0]
+    done = next(j for j in jobs if j["collection"] == "code")
     assert done["stages"]["encode"]["done"] == done["report"]["chunks_encoded"] > 0
     r = client.post("/v1/collections/code/search",
                     json={"query": "Split the string s using shell-like syntax", "k": 3})

@@ -46,7 +46,8 @@ def indexed(stdlib_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> tupl
         # first sentences of the functions' own docstrings
         ("Split the string s using shell-like syntax", "shlex.py", "split"),
         ("Test whether FILENAME matches PATTERN, including case", "fnmatch.py", "fnmatchcase"),
-        ("Collapse and truncate the given text to fit in the given width", "textwrap.py", "shorten"),
+        ("Collapse and truncate the given text to fit in the given width", "textwrap.py",
+         "shorten"),
         ("Return a shell-escaped version of the string s", "shlex.py", "quote"),
         ("Translate a shell PATTERN to a regular expression", "fnmatch.py", "translate"),
     ],

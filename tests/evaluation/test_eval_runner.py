@@ -48,7 +48,9 @@ def test_lexical_metrics_match_hand_computed_values(
     assert row.metrics["recall@10"] == pytest.approx(100 * 2 / 3)
 
 
-def test_repo_without_docstrings_is_a_clear_error(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
+def test_repo_without_docstrings_is_a_clear_error(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
     (tmp_path / "x.py").write_text("def f():\n    return 1\n")
     with pytest.raises(UserInputError, match="nothing to evaluate"):
         run_eval(tmp_path, encoder=FAKE_SPEC)

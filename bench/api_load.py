@@ -1,0 +1,124 @@
+"""Bounded load test of `embedstore serve` on loopback, with and without the dynamic batcher.
+
+    python bench/api_load.py [--clients 20] [--duration 30]
+
+Needs the standard-library collection of bench/index_stdlib.py (bench/work/store).
+For each server mode (batching on, off) and each endpoint (search, embeddings),
+runs N concurrent clients for a fixed time against 127.0.0.1 only, then prints
+requests/s, p50/p95/p99 latency and errors; writes bench/results/api_load.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+STORE = HERE / "work" / "store"
+QUERIES = [
+    "parse a configuration file", "split a string using shell-like syntax",
+    "open a file and read its lines", "compute a checksum of bytes", "send an HTTP request",
+    "decode a JSON document", "match a filename against a pattern", "format a date as text",
+    "create a temporary directory", "compress data with zlib",
+]
+
+
+def start_server(port: int, batching: bool) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "embedstore", "serve", "--port", str(port),
+            "--store", str(STORE)]
+    if not batching:
+        args.append("--no-batching")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(600):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).json()["ready"]:
+                return process
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("server did not start")
+
+
+async def run_load(url: str, endpoint: str, clients: int, duration: float) -> dict[str, float]:
+    latencies: list[float] = []
+    errors = 0
+    deadline = time.monotonic() + duration
+
+    async def client(worker: int) -> None:
+        nonlocal errors
+        async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+            i = worker
+            while time.monotonic() < deadline:
+                query = QUERIES[i % len(QUERIES)]
+                i += 1
+                began = time.perf_counter()
+                try:
+                    if endpoint == "search":
+                        r = await http.post("/v1/collections/stdlib/search",
+                                            json={"query": query, "k": 10})
+                    else:
+                        r = await http.post("/v1/embeddings", json={"input": query})
+                    ok = r.status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                latencies.append(time.perf_counter() - began)
+                errors += 0 if ok else 1
+
+    began = time.monotonic()
+    await asyncio.gather(*(client(w) for w in range(clients)))
+    elapsed = time.monotonic() - began
+    ms = sorted(x * 1000 for x in latencies)
+    cut = statistics.quantiles(ms, n=100)
+    return {
+        "requests": len(ms), "errors": errors, "rps": round(len(ms) / elapsed, 1),
+        "p50_ms": round(cut[49], 1), "p95_ms": round(cut[94], 1), "p99_ms": round(cut[98], 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="bounded loopback load test")
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+    if not (STORE / "stdlib").exists():
+        sys.exit("run bench/index_stdlib.py first: it builds the stdlib collection")
+    rows = []
+    for batching in (True, False):
+        server = start_server(args.port, batching)
+        try:
+            url = f"http://127.0.0.1:{args.port}"
+            for endpoint in ("search", "embeddings"):
+                stats = asyncio.run(run_load(url, endpoint, args.clients, args.duration))
+                row = {"batching": batching, "endpoint": endpoint, **stats}
+                print(json.dumps(row))
+                rows.append(row)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    meta = {"clients": args.clients, "duration_s": args.duration, "cpus": os.cpu_count()}
+    (out / "api_load.json").write_text(json.dumps({**meta, "rows": rows}, indent=2) + "\n")
+    lines = [f"clients {args.clients}, {args.duration:.0f} s per row, {os.cpu_count()} cpus", "",
+             "| batching | endpoint | req/s | p50 ms | p95 ms | p99 ms | errors |",
+             "|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['batching']} | {r['endpoint']} | {r['rps']} | {r['p50_ms']} | {r['p95_ms']} "
+              f"| {r['p99_ms']} | {r['errors']} |" for r in rows]
+    (out / "api_load.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
