@@ -10,17 +10,20 @@ RRF_K = 60
 
 
 def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[K]], k: int = RRF_K
+    rankings: Sequence[Sequence[K]], k: int = RRF_K, weights: Sequence[float] | None = None
 ) -> list[tuple[K, float]]:
-    """Items of several best-first rankings, by sum of 1 / (k + rank), best first.
+    """Items of several best-first rankings, by sum of weight / (k + rank), best first.
 
-    Ranks start at 1. Ties keep the order in which items were first seen, so
-    the result is deterministic.
+    Ranks start at 1; weights default to 1 per ranking. Ties keep the order in
+    which items were first seen, so the result is deterministic.
     """
     if k < 0:
         raise ValueError(f"the RRF constant k must be >= 0, got {k}")
+    factors = list(weights) if weights is not None else [1.0] * len(rankings)
+    if len(factors) != len(rankings):
+        raise ValueError(f"{len(factors)} weights for {len(rankings)} rankings")
     scores: dict[K, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, factors, strict=True):
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda kv: -kv[1])

@@ -36,6 +36,18 @@ def code_terms(text: str) -> list[str]:
     return terms
 
 
+_CODE_TOKEN = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|\w\(|\w\.\w|::")
+
+
+def looks_like_code(text: str) -> bool:
+    """True for queries that name code (snake_case, camelCase, calls, dotted names).
+
+    Someone typing an identifier wants the places that spell it; hybrid search
+    trusts the lexical side more for such queries.
+    """
+    return bool(_CODE_TOKEN.search(text))
+
+
 def fts_query(text: str) -> str | None:
     """An FTS5 MATCH expression: any of the query's terms (BM25 ranks the overlap).
 

@@ -10,7 +10,7 @@ import numpy as np
 from embedstore.errors import UserInputError
 from embedstore.filters import SearchFilters
 from embedstore.fusion import RRF_K, reciprocal_rank_fusion
-from embedstore.lexical import fts_query
+from embedstore.lexical import fts_query, looks_like_code
 from embedstore.store import db
 
 if TYPE_CHECKING:
@@ -22,6 +22,8 @@ MAX_K = 1000
 # so that an item ranked low by one side can still be lifted by the other.
 SIDE_FETCH_FACTOR = 4
 MIN_SIDE_FETCH = 50
+# RRF weight of the lexical side when the query names code (see looks_like_code).
+CODE_QUERY_LEXICAL_WEIGHT = 2.0
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,10 @@ def search(
     elif mode == "lexical":
         ranked = lexical
     else:
-        ranked = reciprocal_rank_fusion([[i for i, _ in dense], [i for i, _ in lexical]], rrf_k)
+        lexical_weight = CODE_QUERY_LEXICAL_WEIGHT if looks_like_code(query) else 1.0
+        ranked = reciprocal_rank_fusion(
+            [[i for i, _ in dense], [i for i, _ in lexical]], rrf_k, weights=(1.0, lexical_weight)
+        )
     top = ranked[:k]
     rows = db.chunk_rows(collection.conn, [i for i, _ in top])
     return [

@@ -16,7 +16,7 @@ the estimate fell short.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from embedstore.chunking.types import Chunk, TokenCounter, chunk_body
@@ -59,11 +59,20 @@ class Span:
 
 @dataclass(frozen=True)
 class Piece:
-    """A chunk known to fit, with its token count; ``scope`` None never merges."""
+    """A chunk known to fit, with its token count.
+
+    ``scope`` None never merges with neighbours; ``whole`` is False for a
+    piece of a line, which can only stand alone.
+    """
 
     chunk: Chunk
     tokens: int
     scope: int | None
+    whole: bool = True
+
+
+# Whether two consecutive pieces may be joined into one chunk.
+Joinable = Callable[[Piece, Piece], bool]
 
 
 def _visible(text: str) -> int:
@@ -90,11 +99,11 @@ class Budget:
         # Tokens (less specials) and visible characters of the texts counted so far.
         self._seen_tokens = 0
         self._seen_chars = 0
-        self._overhead, newline = self.count(["", "\n"])
+        self._overhead, newline = self._count(["", "\n"])
         # What joining one more line costs beyond its own tokens.
         self._newline = max(0, newline - self._overhead)
 
-    def count(self, texts: Sequence[str]) -> list[int]:
+    def _count(self, texts: Sequence[str]) -> list[int]:
         """Token counts of ``texts``, asking the counter once for the unseen ones."""
         unseen = list(dict.fromkeys(text for text in texts if text not in self._memo))
         if unseen:
@@ -106,7 +115,7 @@ class Budget:
             self._memo.update(zip(unseen, counts, strict=True))
         return [self._memo[text] for text in texts]
 
-    def measure(self, chunks: Sequence[Chunk]) -> list[int]:
+    def _measure(self, chunks: Sequence[Chunk]) -> list[int]:
         """Token counts of the chunks' bodies, where only fitting ones must be exact.
 
         Tokenizers give every whitespace-separated word at least one token, so
@@ -114,14 +123,16 @@ class Budget:
         tokenized; its result is that lower bound, which exceeds ``max_tokens``.
         """
         bodies = [chunk_body(chunk) for chunk in chunks]
-        result = [self._memo.get(body, 0) for body in bodies]
+        result: list[int] = []
         unknown: list[int] = []
-        for index, body in enumerate(bodies):
-            if not result[index]:
-                result[index] = len(body.split()) + self._overhead
-                if result[index] <= self.max_tokens:
-                    unknown.append(index)
-        counts = self.count([bodies[index] for index in unknown])
+        for body in bodies:
+            known = self._memo.get(body)
+            if known is None:
+                known = len(body.split()) + self._overhead
+                if known <= self.max_tokens:
+                    unknown.append(len(result))
+            result.append(known)
+        counts = self._count([bodies[index] for index in unknown])
         for index, tokens in zip(unknown, counts, strict=True):
             result[index] = tokens
             self._seen_tokens += tokens - self._overhead
@@ -145,12 +156,12 @@ class Budget:
             line += 1
         return line
 
-    def chunk(self, span: Span, start: int, end: int, context: str) -> Chunk:
+    def _chunk(self, span: Span, start: int, end: int, context: str) -> Chunk:
         return Chunk(self.text(start, end), start, end, span.kind, span.symbol, context)
 
     def fits(self, spans: Sequence[Span]) -> list[bool]:
-        chunks = [self.chunk(span, span.start, span.end, span.context) for span in spans]
-        return [n <= self.max_tokens for n in self.measure(chunks)]
+        chunks = [self._chunk(span, span.start, span.end, span.context) for span in spans]
+        return [n <= self.max_tokens for n in self._measure(chunks)]
 
     def window_end(self, start: int, limit: int) -> int:
         """The last line up to ``limit`` that keeps lines from ``start`` in budget.
@@ -165,9 +176,9 @@ class Budget:
     def fit(self, spans: Iterable[Span]) -> list[Piece]:
         """Each span as one piece, or as several when it is over budget."""
         spans = list(spans)
-        chunks = [self.chunk(span, span.start, span.end, span.context) for span in spans]
+        chunks = [self._chunk(span, span.start, span.end, span.context) for span in spans]
         pieces: list[Piece] = []
-        for span, chunk, tokens in zip(spans, chunks, self.measure(chunks), strict=True):
+        for span, chunk, tokens in zip(spans, chunks, self._measure(chunks), strict=True):
             if tokens <= self.max_tokens:
                 pieces.append(Piece(chunk, tokens, span.scope))
             else:
@@ -175,40 +186,43 @@ class Budget:
         return pieces
 
     def pack(self, spans: Iterable[Span]) -> list[Chunk]:
-        """Fit the spans, then merge runs of tiny neighbours."""
-        return self.merge(self.fit(spans))
-
-    def merge(self, pieces: list[Piece]) -> list[Chunk]:
-        """Join consecutive short pieces of one scope while the join fits.
+        """Fit the spans, then join consecutive short ones of one scope.
 
         A one-line getter or a lone import says little on its own; merged with
-        its neighbours it becomes a useful search result. The join takes the
-        first piece's kind and context and names every symbol it contains.
+        its neighbours it becomes a useful search result.
+        """
+        return [piece.chunk for piece in self._join_runs(self.fit(spans), _small_neighbours)]
+
+    def _join_runs(self, pieces: list[Piece], joinable: Joinable) -> list[Piece]:
+        """Join runs of consecutive pieces that ``joinable`` pairs, while the join fits.
+
+        A join takes the first piece's kind and context and names every
+        symbol it contains.
         """
         groups: list[list[Piece]] = []
         estimate = 0
         for piece in pieces:
             last = groups[-1] if groups else None
+            # The join keeps only the first context: the others' costs drop out.
+            added = piece.tokens - self._fixed(piece.chunk.context)
             if (
                 last is not None
-                and _short(last[-1])
-                and _short(piece)
-                and piece.scope == last[-1].scope
-                and estimate + piece.tokens - self._overhead <= self.max_tokens
+                and joinable(last[-1], piece)
+                and estimate + added <= self.max_tokens
             ):
                 last.append(piece)
-                estimate += piece.tokens - self._overhead
+                estimate += added
             else:
                 groups.append([piece])
                 estimate = piece.tokens
         joined = [self._join(group) if len(group) > 1 else group[0].chunk for group in groups]
-        chunks: list[Chunk] = []
-        for group, chunk, tokens in zip(groups, joined, self.measure(joined), strict=True):
+        out: list[Piece] = []
+        for group, chunk, tokens in zip(groups, joined, self._measure(joined), strict=True):
             if len(group) == 1 or tokens > self.max_tokens:
-                chunks.extend(piece.chunk for piece in group)
+                out += group
             else:
-                chunks.append(chunk)
-        return chunks
+                out.append(Piece(chunk, tokens, group[0].scope))
+        return out
 
     def _join(self, group: list[Piece]) -> Chunk:
         first, last = group[0].chunk, group[-1].chunk
@@ -227,7 +241,7 @@ class Budget:
         if not self._seen_chars:
             # Nothing counted yet (one huge span): learn from the file's beginning.
             sample = self.text(1, len(self.lines))[:SAMPLE_CHARS]
-            self._seen_tokens += self.count([sample])[0] - self._overhead
+            self._seen_tokens += self._count([sample])[0] - self._overhead
             self._seen_chars += _visible(sample)
         return self._seen_tokens / self._seen_chars if self._seen_chars else 1.0
 
@@ -235,7 +249,7 @@ class Budget:
         """Tokens of a piece before its first line: special tokens and its context."""
         if not context:
             return self._overhead
-        return self.count([context])[0] + self._newline
+        return self._count([context])[0] + self._newline
 
     def _costs(self, start: int, end: int, ratio: float) -> list[float]:
         """Estimated tokens that each of lines ``start``..``end`` adds to a piece."""
@@ -248,7 +262,7 @@ class Budget:
 
     def _affordable(self, candidates: list[str]) -> str:
         """The first candidate context cheap enough to repeat on every piece."""
-        counts = self.count(candidates)
+        counts = self._count(candidates)
         limit = self.max_tokens // CONTEXT_SHARE
         return next((c for c, n in zip(candidates, counts, strict=True) if n <= limit), "")
 
@@ -267,7 +281,7 @@ class Budget:
         """
         costs = self._costs(start, end, self._ratio() if ratio is None else ratio)
         total = self._fixed(first) + sum(costs)
-        pieces = math.ceil(total / (self.max_tokens * FILL))
+        pieces = max(1, math.ceil(total / (self.max_tokens * FILL)))
         limit = min(self.max_tokens * FILL, total / pieces * BALANCE_SLACK)
         ranges: list[Range] = []
         line = self.next_content(start, end)
@@ -283,10 +297,10 @@ class Budget:
         """Verify planned pieces with real counts; plan the ones over budget again."""
         done: list[Piece] = []
         while ranges:
-            chunks = [self.chunk(span, start, end, context) for start, end, context in ranges]
+            chunks = [self._chunk(span, start, end, context) for start, end, context in ranges]
             retry: list[Range] = []
             for (start, end, context), chunk, tokens in zip(
-                ranges, chunks, self.measure(chunks), strict=True
+                ranges, chunks, self._measure(chunks), strict=True
             ):
                 if tokens <= self.max_tokens:
                     done.append(Piece(chunk, tokens, None))
@@ -295,20 +309,21 @@ class Budget:
                 else:
                     done.extend(self._split_line(span, start, context))
             ranges = retry
-        return sorted(done, key=lambda piece: piece.chunk.start_line)
+        # Where the estimate was too high, pieces came out small: join them.
+        done.sort(key=lambda piece: piece.chunk.start_line)
+        return self._join_runs(done, _whole_lines)
 
     def _replan(
         self, start: int, end: int, context: str, rest: str, tokens: int, text: str
     ) -> list[Range]:
-        """Plan a piece that failed again, with its own tokens per character."""
-        ratio = (tokens - self._fixed(context)) / max(1, _visible(text))
-        ranges = self._plan(start, end, context, rest, ratio)
-        if len(ranges) > 1:
-            return ranges
-        # The estimate now equals the real count, so only a context costlier
-        # than the code gets here; halving still guarantees progress.
-        middle = self._trim_end(start, (start + end) // 2)
-        return [(start, middle, context), (self.next_content(middle + 1, end), end, rest)]
+        """Plan a piece that failed again, with its own tokens per character.
+
+        With that ratio the piece's estimate is at least its count, over
+        budget, so the plan has two pieces or more (every non-blank line has a
+        visible character): :meth:`_settle` makes progress and ends.
+        """
+        ratio = (tokens - self._fixed(context)) / _visible(text)
+        return self._plan(start, end, context, rest, ratio)
 
     def _split_line(self, span: Span, line: int, context: str) -> list[Piece]:
         """Character pieces of one line too long for the budget on its own.
@@ -324,10 +339,10 @@ class Budget:
                 Chunk(text[a:b], line, line, span.kind, span.symbol, context) for a, b in cuts
             ]
             retry: list[tuple[int, int]] = []
-            for (a, b), chunk, tokens in zip(cuts, chunks, self.measure(chunks), strict=True):
+            for (a, b), chunk, tokens in zip(cuts, chunks, self._measure(chunks), strict=True):
                 if tokens <= self.max_tokens:
                     if chunk.text.strip():
-                        done.append((a, Piece(chunk, tokens, None)))
+                        done.append((a, Piece(chunk, tokens, None, whole=False)))
                 elif b - a > 1:
                     cut = _cut_point(text, a, b)
                     retry += [(a, cut), (cut, b)]
@@ -352,8 +367,16 @@ def _take(costs: list[float], used: float, limit: float) -> int:
 
 
 def _short(piece: Piece) -> bool:
-    chunk = piece.chunk
-    return piece.scope is not None and chunk.end_line - chunk.start_line + 1 < MERGE_BELOW_LINES
+    return piece.chunk.end_line - piece.chunk.start_line + 1 < MERGE_BELOW_LINES
+
+
+def _small_neighbours(first: Piece, second: Piece) -> bool:
+    same_scope = first.scope is not None and first.scope == second.scope
+    return same_scope and _short(first) and _short(second)
+
+
+def _whole_lines(first: Piece, second: Piece) -> bool:
+    return first.whole and second.whole
 
 
 def _cut_point(text: str, start: int, end: int) -> int:

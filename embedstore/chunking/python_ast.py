@@ -16,7 +16,13 @@ _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
 def outline(text: str) -> list[Block] | None:
-    """The definitions of ``text``; None when it is not valid Python."""
+    """The definitions of ``text``; None when it is not valid Python.
+
+    Also None for old Mac line ends (a lone ``\\r``): Python counts them as
+    line breaks, so its line numbers would not be the file's lines.
+    """
+    if "\r" in text.replace("\r\n", ""):
+        return None
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):  # ValueError: source with null bytes

@@ -54,7 +54,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
 """
 
 VECTOR_DTYPE = np.float16
-SYMBOL_WEIGHT = 4.0
+SYMBOL_WEIGHT = 10.0
 
 
 @dataclass(frozen=True)

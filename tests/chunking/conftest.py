@@ -17,24 +17,26 @@ def count_words(texts: list[str]) -> list[int]:
 
 
 class RecordingCounter:
-    """``count_words`` that remembers how often and with how many texts it was called."""
+    """``count_words`` that remembers the batches of texts it was called with."""
 
     def __init__(self) -> None:
-        self.batches: list[int] = []
+        self.batches: list[list[str]] = []
 
     def __call__(self, texts: list[str]) -> list[int]:
-        self.batches.append(len(texts))
+        self.batches.append(list(texts))
         return count_words(texts)
 
 
-def check_chunks(text: str, chunks: list[Chunk], max_tokens: int) -> None:
+def check_chunks(
+    text: str, chunks: list[Chunk], max_tokens: int, count_tokens: TokenCounter = count_words
+) -> None:
     """The guarantees of ``chunk_file``: exact lines, within budget, nothing lost."""
     lines = text.split("\n")
     covered: set[int] = set()
     pieces_of_line: dict[int, list[str]] = {}
     for chunk in chunks:
         assert 1 <= chunk.start_line <= chunk.end_line <= len(lines), chunk
-        assert count_words([chunk_body(chunk)])[0] <= max_tokens, chunk
+        assert count_tokens([chunk_body(chunk)])[0] <= max_tokens, chunk
         exact = "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
         if chunk.text != exact:
             # Only a line too long for the budget alone is cut into pieces.
@@ -47,6 +49,11 @@ def check_chunks(text: str, chunks: list[Chunk], max_tokens: int) -> None:
             assert number in covered, f"line {number} is in no chunk: {line!r}"
     for number, pieces in pieces_of_line.items():
         assert "".join(pieces).split() == lines[number - 1].split()
+
+
+@pytest.fixture
+def check() -> Callable[..., None]:
+    return check_chunks
 
 
 def layout(chunks: list[Chunk]) -> Layout:

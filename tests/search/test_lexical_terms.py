@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from embedstore.lexical import code_terms, fts_query, split_identifier
+from embedstore.lexical import code_terms, fts_query, looks_like_code, split_identifier
 
 
 def test_snake_case_is_kept_whole_and_split() -> None:
@@ -25,3 +25,10 @@ def test_dunder_names_and_punctuation() -> None:
 def test_query_quotes_operators_and_dedups() -> None:
     assert fts_query("read AND read_file") == '"read" OR "and" OR "read_file" OR "file"'
     assert fts_query("!!! ...") is None
+
+
+def test_code_like_queries_are_recognised() -> None:
+    for query in ("data_file_path", "getServerDataFilePath", "os.path.join", "parse(", "a::b"):
+        assert looks_like_code(query), query
+    for query in ("get server data file path", "Parse the config file.", "HTTP server"):
+        assert not looks_like_code(query), query

@@ -24,3 +24,10 @@ def test_small_k_rewards_top_ranks_more() -> None:
 def test_negative_k_is_refused() -> None:
     with pytest.raises(ValueError, match=">= 0"):
         reciprocal_rank_fusion([["a"]], k=-1)
+
+
+def test_weights_scale_each_ranking() -> None:
+    fused = dict(reciprocal_rank_fusion([["a"], ["b"]], k=60, weights=(1.0, 2.0)))
+    assert fused["b"] == pytest.approx(2 / 61) and fused["a"] == pytest.approx(1 / 61)
+    with pytest.raises(ValueError, match="weights"):
+        reciprocal_rank_fusion([["a"]], weights=(1.0, 2.0))

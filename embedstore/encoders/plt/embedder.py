@@ -12,12 +12,25 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
+from embedstore.chunking.types import TokenCounter
 from embedstore.encoders.plt.config import PLTConfig
 from embedstore.encoders.plt.model import PLTModel, init_weight
 from embedstore.encoders.pooling import Pooling
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
+
+
+def token_counter(tokenizer: PreTrainedTokenizerBase) -> TokenCounter:
+    """Counts of tokens per text, specials included, as the chunker budgets them."""
+
+    def count_tokens(texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        encoded = tokenizer(texts, add_special_tokens=True, verbose=False)
+        return [len(ids) for ids in encoded["input_ids"]]
+
+    return count_tokens
 
 
 def token_ids(

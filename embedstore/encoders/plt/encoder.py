@@ -12,7 +12,7 @@ import torch
 
 from embedstore.encoders.base import BatchCallback, TextKind, length_sorted_batches
 from embedstore.encoders.device import best_device
-from embedstore.encoders.plt.embedder import PLTEmbedder, pad_left, token_ids
+from embedstore.encoders.plt.embedder import PLTEmbedder, pad_left, token_counter, token_ids
 from embedstore.encoders.plt.folder import load_folder, read_config, weights_revision
 from embedstore.encoders.pooling import Normalize, resolve_pooling
 
@@ -52,6 +52,7 @@ class PLTEncoder:
         self._device = device or best_device()
         self._embedder = embedder.to(self._device).eval()
         self._tokenizer = tokenizer
+        self._count_tokens = token_counter(tokenizer)
         self._name = name
         self._revision = revision
         self._normalize = Normalize()
@@ -112,10 +113,7 @@ class PLTEncoder:
         return self._tokenizer
 
     def count_tokens(self, texts: list[str]) -> list[int]:
-        if not texts:
-            return []
-        encoded = self._tokenizer(texts, add_special_tokens=True, verbose=False)
-        return [len(ids) for ids in encoded["input_ids"]]
+        return self._count_tokens(texts)
 
     def encode(
         self,

@@ -63,11 +63,12 @@ def load_folder(
         raise EncoderLoadError(
             f"{folder / WEIGHTS_FILE} does not fit its config.json: {exc}"
         ) from exc
-    # Imported here: transformers takes seconds to import.
-    from transformers import AutoTokenizer
+    # Imported here: transformers takes seconds to import. Not AutoTokenizer:
+    # it would read config.json as a transformers model config, which ours is not.
+    from transformers import PreTrainedTokenizerFast
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+        tokenizer = PreTrainedTokenizerFast.from_pretrained(str(folder))
     except (OSError, ValueError) as exc:
         raise EncoderLoadError(f"no usable tokenizer in {folder}: {exc}") from exc
     return embedder.eval(), tokenizer

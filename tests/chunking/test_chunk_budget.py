@@ -1,0 +1,110 @@
+"""The budget: splitting, merging tiny neighbours, batching, bad options."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+
+from embedstore.chunking import MIN_MAX_TOKENS, Chunk, TokenCounter, chunk_file
+
+if TYPE_CHECKING:
+    from conftest import RecordingCounter
+
+Layout = list[tuple[str, str | None, int, int]]
+
+
+def getters(names: str) -> str:
+    return "".join(f"def get_{name}(self):\n    return self.{name}\n\n" for name in names)
+
+
+def big_function(name: str) -> str:
+    body = "".join(f"    step_{n}(value)\n" for n in range(6))
+    return f"def {name}(value):\n{body}    return value\n\n"
+
+
+def test_tiny_neighbours_are_merged(outline: Callable[..., Layout]) -> None:
+    text = getters("abc") + big_function("run") + getters("de")
+    assert outline(text, "python") == [
+        ("function", "get_a, get_b, get_c", 1, 8),
+        ("function", "run", 10, 17),
+        ("function", "get_d, get_e", 19, 23),
+    ]
+
+
+def test_merging_stops_at_the_budget(outline: Callable[..., Layout]) -> None:
+    # A getter is 4 words: three of them and the 2 specials make 14 tokens, four 18.
+    assert outline(getters("abcdef"), "python", 16) == [
+        ("function", "get_a, get_b, get_c", 1, 8),
+        ("function", "get_d, get_e, get_f", 10, 17),
+    ]
+
+
+def test_members_of_a_split_class_merge_only_among_themselves(
+    outline: Callable[..., Layout],
+) -> None:
+    members = big_function("run") + getters("xy")
+    text = "class Point:\n" + "".join(f"    {line}\n" for line in members.splitlines())
+    text += "limit = 3\n"
+    assert outline(text, "python", 16) == [
+        ("class", "Point", 1, 1),
+        ("method", "Point.run", 2, 9),
+        ("method", "Point.get_x, Point.get_y", 11, 15),
+        # As short as the getters, but outside the class.
+        ("module", None, 17, 17),
+    ]
+
+
+def test_a_line_too_long_for_the_budget_is_cut_within_the_line(
+    chunk: Callable[..., list[Chunk]],
+) -> None:
+    line = " ".join(f"word{n}" for n in range(100))
+    chunks = chunk(f"short line\n{line}\nlast line\n", None, 20)
+    middle = [c for c in chunks if c.start_line == c.end_line == 2]
+    assert len(middle) >= 100 // 18
+    assert "".join(c.text for c in middle) == line
+
+
+@pytest.mark.parametrize("max_tokens", [0, 1, MIN_MAX_TOKENS - 1])
+def test_tiny_max_tokens_is_refused(count_tokens: TokenCounter, max_tokens: int) -> None:
+    with pytest.raises(ValueError, match=f"at least {MIN_MAX_TOKENS}"):
+        chunk_file("x = 1\n", "python", max_tokens=max_tokens, count_tokens=count_tokens)
+
+
+def test_a_counter_returning_too_few_counts_is_reported() -> None:
+    with pytest.raises(ValueError, match="count_tokens returned"):
+        chunk_file("x = 1\n", "python", max_tokens=64, count_tokens=lambda texts: [])
+
+
+def test_counting_is_batched(recording_counter: RecordingCounter) -> None:
+    text = "".join(big_function(f"f{n}") for n in range(200))
+    chunks = chunk_file(text, "python", max_tokens=64, count_tokens=recording_counter)
+    assert len(chunks) == 200
+    assert len(recording_counter.batches) <= 5
+
+
+def test_spans_certainly_over_budget_are_not_tokenized_whole(
+    recording_counter: RecordingCounter,
+) -> None:
+    body = "".join(f"    total += values[{n}]\n" for n in range(500))
+    text = f"class Big:\n    def add(self, values):\n{body}        return total\n"
+    chunk_file(text, "python", max_tokens=64, count_tokens=recording_counter)
+    longest = max(len(t) for batch in recording_counter.batches for t in batch)
+    assert longest < len(text) / 10
+
+
+def test_pieces_are_planned_again_when_the_estimate_falls_short(
+    chunk: Callable[..., list[Chunk]],
+) -> None:
+    # Lines with few visible characters but many words: the per-character
+    # estimate learnt on the first lines is far too low for the rest.
+    head = "".join(f"    value = compute_something_long_{n}(value)\n" for n in range(20))
+    tail = "".join("    a b c d e f g h i j k l\n" for _ in range(60))
+    text = f"def mixed(value):\n{head}{tail}    return value\n"
+    chunks = chunk(text, "python", 40)
+    # The tail needs many more pieces than first planned; all are within
+    # budget (checked by the fixture), and the head's pieces, planned too
+    # small, are joined again.
+    assert len(chunks) > 20
+    assert chunks[0].end_line - chunks[0].start_line > 5

@@ -1,0 +1,163 @@
+"""Python: splitting classes and long functions, and the ``ast`` fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from embedstore.chunking import Chunk, TokenCounter, chunk_body, chunk_file, python_ast, treesitter
+
+Layout = list[tuple[str, str | None, int, int]]
+
+CACHE = '''\
+import os
+
+
+class FileCache(Base):
+    """Remembers the contents of files it has read."""
+
+    limit = 100
+    hits = 0
+
+    def get(self, path):
+        """The contents of ``path``, read at most once."""
+        if path in self.items:
+            self.hits += 1
+            return self.items[path]
+        text = read_text(path)
+        self.items[path] = text
+        return text
+
+    def forget(self, path):
+        """Drop ``path`` so that the next read goes to disk again."""
+        if path in self.items:
+            del self.items[path]
+            self.misses += 1
+            return True
+        return False
+
+    @property
+    def size(self):
+        total = 0
+        for text in self.items.values():
+            total += len(text)
+        return total
+
+
+def main():
+    cache = FileCache()
+    for name in os.listdir("."):
+        cache.get(name)
+    print(cache.size)
+'''
+
+
+def long_function(statements: int) -> str:
+    body = "".join(f"    total = total + values[{n}] * weight\n" for n in range(statements))
+    return f"def weighted(values, weight):\n    total = 0\n{body}    return total\n"
+
+
+def test_class_that_fits_is_one_chunk(outline: Callable[..., Layout]) -> None:
+    assert outline(CACHE, "python") == [
+        ("module", None, 1, 1),
+        ("class", "FileCache", 4, 32),
+        ("function", "main", 35, 39),
+    ]
+
+
+def test_class_over_budget_is_split_into_methods(chunk: Callable[..., list[Chunk]]) -> None:
+    chunks = chunk(CACHE, "python", 60)
+    assert [(c.kind, c.symbol, c.start_line, c.end_line, c.context) for c in chunks] == [
+        ("module", None, 1, 1, ""),
+        # The class's own lines: header, docstring and attributes.
+        ("class", "FileCache", 4, 8, ""),
+        ("method", "FileCache.get", 10, 17, "class FileCache(Base):"),
+        ("method", "FileCache.forget", 19, 25, "class FileCache(Base):"),
+        # Decorators belong to the method.
+        ("method", "FileCache.size", 27, 32, "class FileCache(Base):"),
+        ("function", "main", 35, 39, ""),
+    ]
+
+
+def test_long_function_is_split_with_its_signature_as_context(
+    chunk: Callable[..., list[Chunk]],
+) -> None:
+    text = long_function(40)
+    chunks = chunk(text, "python", 60)
+    assert len(chunks) > 1
+    assert all(c.symbol == "weighted" and c.kind == "function" for c in chunks)
+    assert chunks[0].start_line == 1 and chunks[0].context == ""
+    assert all(c.context == "def weighted(values, weight):" for c in chunks[1:])
+    # The pieces follow each other without gaps or overlaps.
+    assert [c.start_line for c in chunks[1:]] == [c.end_line + 1 for c in chunks[:-1]]
+    assert chunks[-1].end_line == 43
+
+
+def test_long_method_pieces_carry_class_and_signature(chunk: Callable[..., list[Chunk]]) -> None:
+    method = "".join("    " + line + "\n" for line in long_function(40).splitlines())
+    text = "class Stats:\n    scale = 2\n\n" + method
+    chunks = chunk(text, "python", 60)
+    assert chunks[0].symbol == "Stats" and chunks[0].end_line == 2
+    assert chunks[1].symbol == "Stats.weighted" and chunks[1].context == "class Stats:"
+    assert {c.context for c in chunks[2:]} == {"class Stats:\ndef weighted(values, weight):"}
+
+
+def test_every_piece_is_within_budget_with_its_context(count_tokens: TokenCounter) -> None:
+    for max_tokens in (16, 20, 33, 60, 128):
+        chunks = chunk_file(
+            long_function(80), "python", max_tokens=max_tokens, count_tokens=count_tokens
+        )
+        assert max(count_tokens([chunk_body(c) for c in chunks])) <= max_tokens
+
+
+def test_nested_functions_stay_in_their_function(outline: Callable[..., Layout]) -> None:
+    text = (
+        "def outer(items):\n"
+        "    def key(item):\n"
+        "        return item.name\n"
+        "\n"
+        "    items.sort(key=key)\n"
+        "    return items\n"
+    )
+    assert outline(text, "python") == [("function", "outer", 1, 6)]
+
+
+def test_syntax_errors_are_still_chunked(chunk: Callable[..., list[Chunk]]) -> None:
+    text = CACHE.replace("def forget(self, path):", "def forget(self, path:") + "\nx = (\n"
+    chunks = chunk(text, "python")
+    # The checks of the fixture (every line covered, exact lines) are the point.
+    assert chunks[0].start_line == 1 and chunks[-1].end_line == 41
+    assert "FileCache" in {c.symbol for c in chunks}
+
+
+@pytest.mark.parametrize("max_tokens", [60, 1000])
+def test_ast_fallback_finds_the_same_chunks(
+    monkeypatch: pytest.MonkeyPatch, outline: Callable[..., Layout], max_tokens: int
+) -> None:
+    with_tree_sitter = outline(CACHE, "python", max_tokens)
+    monkeypatch.setattr(treesitter, "parser_for", lambda language: None)
+    assert outline(CACHE, "python", max_tokens) == with_tree_sitter
+
+
+def test_ast_outline_matches_tree_sitter_blocks() -> None:
+    parsed = treesitter.outline(CACHE, "python")
+    assert parsed is not None and parsed.clean
+    assert python_ast.outline(CACHE) == parsed.blocks
+
+
+def test_ast_is_used_when_tree_sitter_reports_errors(
+    monkeypatch: pytest.MonkeyPatch, outline: Callable[..., Layout]
+) -> None:
+    # A grammar older than the interpreter sees errors in valid code.
+    monkeypatch.setattr(
+        treesitter, "outline", lambda text, language: treesitter.TreeOutline([], clean=False)
+    )
+    assert outline(CACHE, "python", 60)[2] == ("method", "FileCache.get", 10, 17)
+
+
+def test_invalid_python_without_tree_sitter_falls_back_to_lines(
+    monkeypatch: pytest.MonkeyPatch, outline: Callable[..., Layout]
+) -> None:
+    monkeypatch.setattr(treesitter, "parser_for", lambda language: None)
+    assert outline("def broken(:\n    pass\n", "python") == [("lines", None, 1, 2)]
