@@ -50,6 +50,23 @@ class Encoder(Protocol):
         ...
 
 
+def encode_in_batches(
+    texts: Sequence[str],
+    encode_batch: Callable[[list[str]], np.ndarray],
+    *,
+    dim: int,
+    batch_size: int,
+    on_batch: BatchCallback | None = None,
+) -> np.ndarray:
+    """Run ``encode_batch`` over length-sorted batches; rows come back in input order."""
+    out = np.zeros((len(texts), dim), dtype=np.float32)  # (n, dim)
+    for batch in length_sorted_batches([len(t) for t in texts], batch_size):
+        out[batch] = encode_batch([texts[i] for i in batch])  # (len(batch), dim)
+        if on_batch is not None:
+            on_batch(len(batch))
+    return out
+
+
 def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     """Indices grouped into batches of similar length, longest first.
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from embedstore.encoders.base import BatchCallback, TextKind, length_sorted_batches
+from embedstore.encoders.base import BatchCallback, TextKind, encode_in_batches
 from embedstore.encoders.device import best_device
 from embedstore.encoders.pooling import Normalize, Pooling, resolve_pooling
 from embedstore.errors import EncoderLoadError
@@ -143,13 +143,10 @@ class SentenceTransformerEncoder:
         on_batch: BatchCallback | None = None,
     ) -> np.ndarray:
         prompt = self._prompts.get(kind, "")
-        inputs = [prompt + t for t in texts]
-        out = np.zeros((len(inputs), self._dim), dtype=np.float32)  # (n, dim)
-        for batch in length_sorted_batches([len(t) for t in inputs], batch_size):
-            out[batch] = self._encode_batch([inputs[i] for i in batch])
-            if on_batch is not None:
-                on_batch(len(batch))
-        return out
+        return encode_in_batches(
+            [prompt + t for t in texts], self._encode_batch,
+            dim=self._dim, batch_size=batch_size, on_batch=on_batch,
+        )
 
     @torch.inference_mode()
     def _encode_batch(self, texts: list[str]) -> np.ndarray:
