@@ -43,7 +43,8 @@ def chunk_file(
     ``count_tokens([chunk_body(c)])[0] <= max_tokens`` for each chunk ``c``.
     An unknown or missing ``language`` is chunked as plain text; code with
     syntax errors is still chunked. Raises ``ValueError`` if ``max_tokens`` is
-    below :data:`MIN_MAX_TOKENS`.
+    below :data:`MIN_MAX_TOKENS` or ``count_tokens`` does not return one
+    count per text.
     """
     budget = Budget(text.split("\n"), max_tokens, count_tokens)
     if language in MARKUP_LANGUAGES:

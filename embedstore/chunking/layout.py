@@ -88,22 +88,24 @@ def _gap(start: int, end: int, budget: Budget) -> list[Segment]:
 def _absorb_punctuation(segments: list[Segment], budget: Budget) -> list[Segment]:
     """Fold gaps of bare punctuation (a closing ``}``) into a neighbour.
 
-    Alone they would be chunks with nothing to search for.
+    Alone they would be chunks with nothing to search for. Such a gap joins
+    the segment before it, or the one after when it opens the region.
     """
     out: list[Segment] = []
-    for first, last, block in segments:
-        if block is None and out and not _has_word(budget.text(first, last)):
-            previous_first, _, previous_block = out[-1]
-            out[-1] = (previous_first, last, previous_block)
-        elif out and out[-1][2] is None and not _has_word(budget.text(out[-1][0], out[-1][1])):
+    for segment in segments:
+        _, last, block = segment
+        if out and _is_bare(segment, budget):
+            out[-1] = (out[-1][0], last, out[-1][2])
+        elif out and _is_bare(out[-1], budget):
             out[-1] = (out[-1][0], last, block)
         else:
-            out.append((first, last, block))
+            out.append(segment)
     return out
 
 
-def _has_word(text: str) -> bool:
-    return any(char.isalnum() for char in text)
+def _is_bare(segment: Segment, budget: Budget) -> bool:
+    first, last, block = segment
+    return block is None and not any(char.isalnum() for char in budget.text(first, last))
 
 
 def _join_context(outer: str, header: str) -> str:

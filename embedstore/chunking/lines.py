@@ -7,12 +7,13 @@ from embedstore.chunking.types import Chunk
 
 LINES_KIND = "lines"
 WINDOW_LINES = 40
-# Each window starts this fraction of its predecessor before that one ended
-# (8 of 40 lines), so text cut at a window edge is whole in one of the two.
+# Consecutive windows share this fraction of a window (8 of 40 lines), so
+# text cut at the edge of one window is whole in the next.
 OVERLAP_FRACTION = 5
 
 
 def chunk_lines(budget: Budget) -> list[Chunk]:
+    """Windows of up to :data:`WINDOW_LINES` lines, fewer where the budget is tighter."""
     bounds = budget.trimmed(1, len(budget.lines))
     if bounds is None:
         return []
@@ -24,6 +25,7 @@ def chunk_lines(budget: Budget) -> list[Chunk]:
         if end >= last:
             break
         overlap = (end - start + 1) // OVERLAP_FRACTION
+        # Always move forward, even when a window holds a single line.
         start = budget.next_content(max(end + 1 - overlap, start + 1), last)
     # Overlapping windows must not merge: fit only.
     return [piece.chunk for piece in budget.fit(spans)]

@@ -30,6 +30,7 @@ class Heading(NamedTuple):
 
 
 def chunk_markup(budget: Budget, *, rst: bool) -> list[Chunk]:
+    """Sections of a Markdown (or, with ``rst``, reStructuredText) file."""
     headings = rst_headings(budget.lines) if rst else markdown_headings(budget.lines)
     spans: list[Span] = []
     preamble = budget.trimmed(1, headings[0].line - 1 if headings else len(budget.lines))

@@ -61,7 +61,7 @@ def _nested(node: ast.stmt) -> list[ast.stmt]:
 def _block(
     node: _Definition, lines: list[str], owner: str | None, member: bool, taken: int
 ) -> Block:
-    start = min([node.lineno] + [decorator.lineno for decorator in node.decorator_list])
+    start = _first_line(node)
     # Comment lines directly above belong to the definition, as in the tree-sitter walker.
     while start - 1 > taken and lines[start - 2].strip().startswith("#"):
         start -= 1
@@ -69,13 +69,18 @@ def _block(
     header = header_text(lines, node.lineno, _signature_end(node, lines))
     if isinstance(node, ast.ClassDef):
         children = tuple(_collect(node.body, lines, symbol, True))
-        return Block(start, _end(node), "class", symbol, header, children)
-    return Block(start, _end(node), "method" if member else "function", symbol, header)
+        return Block(start, _end(node, lines), "class", symbol, header, children)
+    return Block(start, _end(node, lines), "method" if member else "function", symbol, header)
 
 
 def _signature_end(node: _Definition, lines: list[str]) -> int:
     """The line of the signature's colon: the last code line before the body."""
-    last = max(node.lineno, node.body[0].lineno - 1)
+    first = node.body[0]
+    # `def f(a,\n      b): pass`: the body shares the signature's last line
+    # (col_offset counts UTF-8 bytes).
+    if lines[first.lineno - 1].encode()[: first.col_offset].strip():
+        return first.lineno
+    last = max(node.lineno, _first_line(first) - 1)
     while last > node.lineno and _is_filler(lines[last - 1]):
         last -= 1
     return last
@@ -86,5 +91,26 @@ def _is_filler(line: str) -> bool:
     return not stripped or stripped.startswith("#")
 
 
-def _end(node: _Definition) -> int:
-    return node.end_lineno or node.lineno
+def _first_line(node: ast.stmt) -> int:
+    """Where a statement starts, decorators included."""
+    decorators = node.decorator_list if isinstance(node, _Definition) else []
+    return min([node.lineno] + [decorator.lineno for decorator in decorators])
+
+
+def _end(node: _Definition, lines: list[str]) -> int:
+    """The last line of a definition, with the comments that end its body.
+
+    ``ast`` stops at the last statement; comments after it that are indented
+    deeper than the definition are still part of it, as tree-sitter finds.
+    """
+    end = node.end_lineno or node.lineno
+    line = end + 1
+    while line <= len(lines):
+        text = lines[line - 1]
+        if text.strip():
+            indent = len(text) - len(text.lstrip())
+            if not text.lstrip().startswith("#") or indent <= node.col_offset:
+                break
+            end = line
+        line += 1
+    return end

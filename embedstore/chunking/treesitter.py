@@ -20,8 +20,16 @@ if TYPE_CHECKING:
     from tree_sitter import Language, Node, Parser
 
 _IDENTIFIER = re.compile(r"\w+")
-# Parsers keep per-parse state, so each thread gets its own.
-_local = threading.local()
+
+
+class _Parsers(threading.local):
+    """Parsers by language; they keep per-parse state, so each thread has its own."""
+
+    def __init__(self) -> None:
+        self.by_language: dict[str, Parser] = {}
+
+
+_parsers = _Parsers()
 
 
 class TreeOutline(NamedTuple):
@@ -38,11 +46,13 @@ def outline(text: str, language: str) -> TreeOutline | None:
     # Lone surrogates (undecodable bytes) cannot be encoded; replacing them keeps rows.
     tree = parser.parse(text.encode("utf-8", errors="replace"))
     walker = _Walker(grammar, text.split("\n"))
-    return TreeOutline(walker.collect(tree.root_node, None, False), not tree.root_node.has_error)
+    blocks = walker.collect(tree.root_node.children, None, False)
+    return TreeOutline(blocks, not tree.root_node.has_error)
 
 
 def parser_for(language: str) -> Parser | None:
-    parsers: dict[str, Parser] = _local.__dict__.setdefault("parsers", {})
+    """A parser for ``language``; None when its grammar wheel is not installed."""
+    parsers = _parsers.by_language
     if language not in parsers:
         loaded = _language(language)
         if loaded is None:
@@ -85,16 +95,23 @@ class _Walker:
         self.grammar = grammar
         self.lines = lines
 
-    def collect(self, parent: Node, owner: str | None, in_class: bool) -> list[Block]:
-        """Definitions under ``parent``, without entering function bodies.
+    def collect(
+        self, nodes: list[Node], owner: str | None, in_class: bool, lead: int | None = None
+    ) -> list[Block]:
+        """Definitions among ``nodes`` and below them, without entering function bodies.
 
-        ``owner`` qualifies the symbols found; ``in_class`` makes functions methods.
+        Nodes on one line are not entered either: a one-line definition in
+        them stays in the chunk around it, and most nodes are on one line.
+
+        ``owner`` qualifies the symbols found; ``in_class`` makes functions
+        methods; ``lead`` is the first row of comments that end right above
+        ``nodes`` (grammars hang some before an ``if``'s block rather than in it).
         """
         blocks: list[Block] = []
         taken = -1  # last row owned by a block
-        lead_start: int | None = None  # first row of the comments directly above
-        lead_end = -1
-        for child in parent.children:
+        lead_start = lead  # first row of the comments directly above
+        lead_end = nodes[0].start_point.row - 1 if nodes and lead is not None else -1
+        for child in nodes:
             row, end = child.start_point.row, _end_row(child)
             if child.type in self.grammar.leading:
                 if lead_start is None or row > lead_end + 1:
@@ -103,15 +120,16 @@ class _Walker:
                     lead_start = row if starts_row else None
                 lead_end = end
                 continue
+            above = lead_start if lead_start is not None and lead_end == row - 1 else None
             found = self._definition(child)
             if found is not None:
                 if row > taken:
-                    start = lead_start if lead_start is not None and lead_end == row - 1 else row
-                    block = self._block(child, *found, max(start, taken + 1), owner, in_class)
+                    start = max(row if above is None else above, taken + 1)
+                    block = self._block(child, *found, start, owner, in_class)
                     blocks.append(block)
                     taken = block.end - 1
             elif end > row:
-                for block in self.collect(child, owner, in_class):
+                for block in self.collect(child.children, owner, in_class, above):
                     if block.start - 1 > taken:
                         blocks.append(block)
                         taken = block.end - 1
@@ -144,12 +162,27 @@ class _Walker:
         symbol = qualified(owner or self._receiver(inner), _name(inner))
         if method and kind == "function":
             kind = "method"
-        header = header_text(self.lines, inner.start_point.row + 1, _signature_end(inner) + 1)
+        body = _body(inner)
+        comments = self._comments_before(body) if body else []
+        last_row = _signature_end(inner, body, comments)
+        header = header_text(self.lines, inner.start_point.row + 1, last_row + 1)
         children: tuple[Block, ...] = ()
-        body = inner.child_by_field_name("body")
         if inner.type in self.grammar.containers and body is not None:
-            children = tuple(self.collect(body, symbol, kind in CLASS_KINDS))
+            members = [*comments, *body.children]
+            children = tuple(self.collect(members, symbol, kind in CLASS_KINDS))
         return Block(start_row + 1, _end_row(node) + 1, kind, symbol, header, children)
+
+    def _comments_before(self, body: Node) -> list[Node]:
+        """Comments between a signature and its body.
+
+        Python's grammar puts the comments above a class's first member there.
+        """
+        comments: list[Node] = []
+        node = body.prev_sibling
+        while node is not None and node.type in self.grammar.leading:
+            comments.insert(0, node)
+            node = node.prev_sibling
+        return comments
 
     def _receiver(self, node: Node) -> str | None:
         """The type a Go method is declared on: ``Point`` in ``func (p *Point[T]) M()``."""
@@ -192,13 +225,18 @@ def _inner_declarator(declarator: Node) -> Node | None:
     return inner
 
 
-def _signature_end(node: Node) -> int:
-    """The last row of a definition's signature: just before its body opens."""
+def _body(node: Node) -> Node | None:
+    """A definition's body; for `const f = () => {}`, the function's."""
     body = node.child_by_field_name("body")
     value = node.child_by_field_name("value")
     if body is None and value is not None:
         body = value.child_by_field_name("body")
+    return body
+
+
+def _signature_end(node: Node, body: Node | None, comments: list[Node]) -> int:
+    """The last row of a definition's signature: before its body and the comments above it."""
     if body is None:
         return node.start_point.row
-    before = body.prev_sibling
+    before = comments[0].prev_sibling if comments else body.prev_sibling
     return max(node.start_point.row, before.end_point.row if before else body.start_point.row)

@@ -10,9 +10,7 @@ import pytest
 from embedstore.chunking import MIN_MAX_TOKENS, Chunk, TokenCounter, chunk_file
 
 if TYPE_CHECKING:
-    from conftest import RecordingCounter
-
-Layout = list[tuple[str, str | None, int, int]]
+    from conftest import Layout, RecordingCounter
 
 
 def getters(names: str) -> str:
@@ -62,7 +60,8 @@ def test_a_line_too_long_for_the_budget_is_cut_within_the_line(
     line = " ".join(f"word{n}" for n in range(100))
     chunks = chunk(f"short line\n{line}\nlast line\n", None, 20)
     middle = [c for c in chunks if c.start_line == c.end_line == 2]
-    assert len(middle) >= 100 // 18
+    # 100 words, at most 18 with the 2 specials in a piece.
+    assert len(middle) >= 6
     assert "".join(c.text for c in middle) == line
 
 
@@ -81,7 +80,8 @@ def test_counting_is_batched(recording_counter: RecordingCounter) -> None:
     text = "".join(big_function(f"f{n}") for n in range(200))
     chunks = chunk_file(text, "python", max_tokens=64, count_tokens=recording_counter)
     assert len(chunks) == 200
-    assert len(recording_counter.batches) <= 5
+    # One call to learn the special tokens, one for all 200 functions.
+    assert len(recording_counter.batches) <= 3
 
 
 def test_spans_certainly_over_budget_are_not_tokenized_whole(

@@ -8,12 +8,14 @@ between them is kept.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
 
 from embedstore.chunking import Chunk
 
-Layout = list[tuple[str, str | None, int, int]]
+if TYPE_CHECKING:
+    from conftest import Layout
 
 PYTHON = '''\
 """Caching helpers."""
@@ -371,3 +373,15 @@ def test_comment_separated_by_a_blank_line_stays_outside(outline: Callable[..., 
     body = "".join(f"    a += {n}\n" for n in range(4))
     source = f"x = 1\n# about x\n\ndef f(a):\n{body}    return a\n"
     assert outline(source, "python") == [("module", None, 1, 2), ("function", "f", 4, 9)]
+
+
+def test_class_over_budget_is_split_and_its_closing_brace_joins_the_last_member(
+    outline: Callable[..., Layout],
+) -> None:
+    assert outline(JAVA, "java", 20) == [
+        ("module", None, 1, 3),
+        ("class", "Cart", 5, 7),
+        ("method", "Cart.Cart", 9, 11),
+        # Annotations belong to the method; line 17 is the class's "}".
+        ("method", "Cart.toString", 13, 17),
+    ]

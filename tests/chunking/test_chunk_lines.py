@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
 
 from embedstore.chunking import Chunk
 
-Layout = list[tuple[str, str | None, int, int]]
+if TYPE_CHECKING:
+    from conftest import Layout
 
 NUMBERED = "".join(f"line {n}\n" for n in range(1, 101))
 

@@ -6,8 +6,6 @@ from collections.abc import Callable
 
 from embedstore.chunking import Chunk
 
-Layout = list[tuple[str, str | None, int, int]]
-
 README = """\
 Intro line before any heading,
 and its second line.

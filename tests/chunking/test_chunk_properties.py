@@ -98,6 +98,8 @@ INPUTS = {
     "tabs and form feeds": NON_ASCII_JS.replace("  ", "\t").replace("\n\n", "\n\x0c\n"),
     "syntax errors": NON_ASCII_PYTHON.replace(":", "{", 3) + "\n}}}((\n",
     "one long line": " ".join(f"w{n}" for n in range(300)),
+    # Undecodable bytes, as read with errors="surrogateescape".
+    "lone surrogates": NON_ASCII_PYTHON.replace("Zoë", "Zo\udceb"),
     **{f"generated {seed}": generated_python(seed) for seed in range(4)},
 }
 

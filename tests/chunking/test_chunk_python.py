@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
 
 from embedstore.chunking import Chunk, TokenCounter, chunk_body, chunk_file, python_ast, treesitter
 
-Layout = list[tuple[str, str | None, int, int]]
+if TYPE_CHECKING:
+    from conftest import Layout
 
 CACHE = '''\
 import os
@@ -140,10 +142,27 @@ def test_ast_fallback_finds_the_same_chunks(
     assert outline(CACHE, "python", max_tokens) == with_tree_sitter
 
 
-def test_ast_outline_matches_tree_sitter_blocks() -> None:
-    parsed = treesitter.outline(CACHE, "python")
+COMMENTED = """\
+class Settings:  # loaded once
+    # The first member's comment.
+    def load(self):
+        pass
+
+    if DEBUG:
+        # Only while debugging.
+        @staticmethod
+        def dump(
+            target,
+        ) -> None:
+            print(target)
+"""
+
+
+@pytest.mark.parametrize("source", [CACHE, COMMENTED])
+def test_ast_outline_matches_tree_sitter_blocks(source: str) -> None:
+    parsed = treesitter.outline(source, "python")
     assert parsed is not None and parsed.clean
-    assert python_ast.outline(CACHE) == parsed.blocks
+    assert python_ast.outline(source) == parsed.blocks
 
 
 def test_ast_is_used_when_tree_sitter_reports_errors(
