@@ -160,6 +160,7 @@ def _document_changed(document: Document, record: db.FileRecord | None) -> bool:
         record is None
         or record.path != document.shown_path
         or record.sha256 != document.as_source().sha256
+        or record.metadata != json.dumps(document.metadata)
     )
 
 

@@ -65,6 +65,7 @@ class FileRecord:
     sha256: str
     size: int
     doc_id: str | None = None
+    metadata: str | None = None  # JSON, documents only
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ def generation(conn: sqlite3.Connection) -> int:
     return int(get_meta(conn, "generation") or 0)
 
 
-_FILE_COLUMNS = "id, path, language, sha256, size, doc_id"
+_FILE_COLUMNS = "id, path, language, sha256, size, doc_id, metadata"
 
 
 def files_by_path(conn: sqlite3.Connection) -> dict[str, FileRecord]:
@@ -161,9 +162,9 @@ def documents_by_id(conn: sqlite3.Connection, doc_ids: Sequence[str]) -> dict[st
 def document(conn: sqlite3.Connection, doc_id: str) -> tuple[FileRecord, str, str] | None:
     """(record, content, metadata JSON) of one document."""
     row = conn.execute(
-        f"SELECT {_FILE_COLUMNS}, content, metadata FROM files WHERE doc_id = ?", (doc_id,)
+        f"SELECT {_FILE_COLUMNS}, content FROM files WHERE doc_id = ?", (doc_id,)
     ).fetchone()
-    return None if row is None else (FileRecord(*row[:6]), row[6] or "", row[7] or "{}")
+    return None if row is None else (FileRecord(*row[:7]), row[7] or "", row[6] or "{}")
 
 
 def to_blob(vector: np.ndarray) -> bytes:
