@@ -185,14 +185,14 @@ def known_vectors(
     tables: Sequence[str] = ("chunks", "pending_vectors"),
 ) -> dict[str, bytes]:
     """Vectors already encoded for these texts, in the index or parked by a killed run."""
-    wanted = list(set(text_hashes))
+    wanted = json.dumps(sorted(set(text_hashes)))
     found: dict[str, bytes] = {}
-    for start in range(0, len(wanted), 500):
-        part = wanted[start : start + 500]
-        marks = ",".join("?" * len(part))
-        for table in tables:
-            query = f"SELECT text_hash, vector FROM {table} WHERE text_hash IN ({marks})"
-            found.update(conn.execute(query, part).fetchall())
+    for table in tables:
+        query = (
+            f"SELECT text_hash, vector FROM {table} "
+            "WHERE text_hash IN (SELECT value FROM json_each(?))"
+        )
+        found.update(conn.execute(query, (wanted,)).fetchall())
     return found
 
 
@@ -269,20 +269,21 @@ def all_vectors(conn: sqlite3.Connection, dim: int) -> tuple[np.ndarray, np.ndar
 def vectors_for(conn: sqlite3.Connection, ids: np.ndarray, dim: int) -> np.ndarray:
     """Vectors of the given chunk ids in that order: the refine step's lookup."""
     id_list = [int(i) for i in ids]
-    marks = ",".join("?" * len(id_list))
-    rows = dict(conn.execute(f"SELECT id, vector FROM chunks WHERE id IN ({marks})", id_list))
+    rows = dict(conn.execute(
+        "SELECT id, vector FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(id_list),),
+    ))
     return from_blobs([rows[i] for i in id_list], dim)
 
 
 def chunk_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, ChunkRow]:
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
     rows = conn.execute(
         "SELECT c.id, f.path, f.language, c.start_line, c.end_line, c.kind, c.symbol, c.text, "
-        "f.doc_id "
-        f"FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
-        list(ids),
+        "f.doc_id FROM chunks c JOIN files f ON f.id = c.file_id "
+        "WHERE c.id IN (SELECT value FROM json_each(?))",
+        (json.dumps([int(i) for i in ids]),),
     )
     return {r[0]: ChunkRow(*r) for r in rows}
 
