@@ -9,7 +9,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from embedstore.cli.common import JsonOption, cli_errors, err, out, print_json
+from embedstore.cli.common import (
+    JsonOption,
+    StoreOption,
+    cli_errors,
+    err,
+    open_store,
+    out,
+    print_json,
+)
 from embedstore.cli.progress import RichProgress
 from embedstore.evaluation.runner import DEFAULT_INDEX_KINDS, EvalReport, run_eval
 from embedstore.search import SEARCH_MODES
@@ -32,6 +40,11 @@ def evaluate(
         list[str] | None,
         typer.Option("--index", help="Index kinds to score (repeatable) [default: flat, ivfpq]."),
     ] = None,
+    reuse: Annotated[
+        str | None,
+        typer.Option(help="Collection of this repo (same encoder) whose vectors to reuse."),
+    ] = None,
+    store: StoreOption = None,
     header_ablation: Annotated[
         bool,
         typer.Option(help="Also encode without the path/context header and compare (2x time)."),
@@ -39,11 +52,13 @@ def evaluate(
     as_json: JsonOption = False,
 ) -> None:
     """Benchmark retrieval: docstring first sentences as queries, their functions as answers."""
+    source = open_store(store).open(reuse) if reuse else None
     with RichProgress(err, enabled=not as_json) as progress:
         report = run_eval(
             path, encoder=encoder, seed=seed, max_queries=max_queries,
             modes=tuple(mode or SEARCH_MODES), index_kinds=tuple(index_kind or DEFAULT_INDEX_KINDS),
             header_variants=(True, False) if header_ablation else (True,), progress=progress,
+            reuse=source,
         )
     if as_json:
         print_json(asdict(report))

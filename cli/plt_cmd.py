@@ -68,9 +68,15 @@ def train(
     resume: Annotated[
         bool, typer.Option(help="Continue from the checkpoint in --out, if any.")
     ] = True,
+    threads: Annotated[
+        int | None,
+        typer.Option(min=1, help="CPU threads for torch; 1 is often fastest on a busy machine."),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Distil a teacher sentence-transformer into a small PLT on CORPUS's own chunks."""
+    import torch
+
     from embedstore.encoders.plt.train import TrainConfig
     from embedstore.encoders.plt.train import train as run_training
     from embedstore.indexing import embedding_text
@@ -83,7 +89,10 @@ def train(
         loss=loss, contrastive_weight=contrastive_weight, checkpoint_every=checkpoint_every,
         seed=seed,
     )
-    with TrainingProgress(err, enabled=not as_json) as progress:
+    if threads is not None:
+        torch.set_num_threads(threads)
+    progress = TrainingProgress(err, enabled=not as_json)
+    with progress:
         result = run_training(
             corpus, out_dir, config, text_of=embedding_text, resume=resume, progress=progress,
             on_step=lambda step: progress.show_loss(step.loss),

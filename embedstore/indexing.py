@@ -155,6 +155,31 @@ def delete_documents(store: Store, name: str, ids: Sequence[str]) -> int:
     return len(known)
 
 
+def reuse_vectors(source: Collection, target: Collection) -> int:
+    """Park ``source``'s vectors in ``target``: indexing there encodes only texts it lacks.
+
+    Vectors are keyed by the hash of the exact embedded text (path header
+    included), so a reused vector is always the one the encoder would give.
+    Returns how many were parked.
+    """
+    have, want = source.manifest, target.manifest
+    if (have.encoder, have.pooling, have.dim) != (want.encoder, want.pooling, want.dim):
+        raise EncoderMismatchError(
+            f"collection {source.name!r} uses {have.encoder} ({have.pooling}); "
+            f"{target.name!r} needs {want.encoder} ({want.pooling}): its vectors cannot be reused"
+        )
+    rows = source.conn.execute("SELECT text_hash, vector FROM chunks").fetchall()
+    with target.writing(), db.transaction(target.conn):
+        target.conn.executemany("INSERT OR REPLACE INTO pending_vectors VALUES (?, ?)", rows)
+        db.set_meta(target.conn, "pending_for", parked_identity(want.encoder, want.pooling))
+    return len(rows)
+
+
+def parked_identity(encoder: str, pooling: str) -> str:
+    """Parked vectors belong to one encoder and pooling (see _drop_foreign_parked_vectors)."""
+    return f"{encoder}|{pooling}"
+
+
 def _document_changed(document: Document, record: db.FileRecord | None) -> bool:
     return (
         record is None
@@ -337,7 +362,7 @@ class _Run:
 
     def _drop_foreign_parked_vectors(self) -> None:
         """Parked vectors of a killed run are only reusable by the same encoder."""
-        identity = f"{self.encoder.name}|{self.encoder.pooling}"
+        identity = parked_identity(self.encoder.name, self.encoder.pooling)
         if db.get_meta(self.conn, "pending_for") != identity:
             with db.transaction(self.conn):
                 self.conn.execute("DELETE FROM pending_vectors")

@@ -11,7 +11,7 @@ from pathlib import Path
 from embedstore.errors import UserInputError
 from embedstore.evaluation.dataset import MIN_WORDS, EvalQuery, build_corpus
 from embedstore.evaluation.metrics import CUTOFF, rank_metrics
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.indexing import IndexOptions, index_folder, prepare_collection, reuse_vectors
 from embedstore.progress import NullProgress, Progress
 from embedstore.search import SEARCH_MODES, SearchResult
 from embedstore.store.collection import Collection
@@ -62,8 +62,14 @@ def run_eval(
     index_kinds: Sequence[str] = DEFAULT_INDEX_KINDS,
     header_variants: Sequence[bool] = (True,),
     progress: Progress | None = None,
+    reuse: Collection | None = None,
 ) -> EvalReport:
-    """Index a docstring-stripped copy of ``repo`` and score each configuration."""
+    """Index a docstring-stripped copy of ``repo`` and score each configuration.
+
+    ``reuse``: a collection of the same repository and encoder (as `embedstore
+    index` built it) whose vectors serve every chunk the stripping left
+    unchanged, so only the stripped functions are encoded.
+    """
     ui = progress or NullProgress()
     with tempfile.TemporaryDirectory(prefix="embedstore-eval-") as tmp:
         corpus = Path(tmp) / "corpus"
@@ -82,6 +88,8 @@ def run_eval(
                 options = IndexOptions(
                     name=name, encoder=encoder, index_kind=kind, embed_header=header
                 )
+                if reuse is not None and header and not store.exists(name):
+                    reuse_vectors(reuse, prepare_collection(store, name, options)[0])
                 indexed = index_folder(store, corpus, options, ui)
                 report.index_seconds += time.perf_counter() - began
                 report.chunks = indexed.chunks_total

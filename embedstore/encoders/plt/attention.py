@@ -67,5 +67,6 @@ class Attention(nn.Module):
     def output(self, y: torch.Tensor) -> torch.Tensor:
         """Heads (B, H, T, hd) -> (B, T, D)."""
         batch, _, seq_len, _ = y.shape
-        merged = y.transpose(1, 2).reshape(batch, seq_len, self.n_heads * self.head_dim)
+        merged = y.transpose(1, 2)  # (B, T, H, hd)
+        merged = merged.reshape(batch, seq_len, self.n_heads * self.head_dim)  # (B, T, H·hd)
         return self.o_proj(merged)  # (B, T, D)

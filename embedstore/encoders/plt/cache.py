@@ -32,7 +32,7 @@ class LayerCache:
     def append(self, k: torch.Tensor, v: torch.Tensor, keep: int | None = None) -> KeyValues:
         """Add one token's k, v (B, KV, 1, hd); keep the last ``keep`` tokens if given."""
         keys = k if self.keys is None else torch.cat((self.keys, k), dim=2)  # (B, KV, T+1, hd)
-        values = v if self.values is None else torch.cat((self.values, v), dim=2)
+        values = v if self.values is None else torch.cat((self.values, v), dim=2)  # same
         if keep is not None:
             keys, values = keys[:, :, -keep:], values[:, :, -keep:]  # (B, KV, <=keep, hd)
         self.keys, self.values = keys, values
@@ -123,5 +123,5 @@ def decode_step(model: PLTModel, token_ids: torch.Tensor, cache: PLTCache) -> li
         hidden = model.norm(x)
         states.append(hidden)
     cache.length += 1
-    return [state.squeeze(1) for state in states]
+    return [state.squeeze(1) for state in states]  # each (B, D)
 

@@ -119,7 +119,7 @@ def diagnose(
 
 
 def _stats(loop: int, sums: _Sums) -> LoopStats:
-    rank = effective_rank(torch.cat(sums.pooled))
+    rank = effective_rank(torch.cat(sums.pooled))  # (N, D)
     if loop == 0:
         return LoopStats(1, None, None, None, rank)
     return LoopStats(

@@ -30,7 +30,7 @@ def attention_allowed(
     # A left-padding query has no real key at or before it; letting every
     # token see itself keeps its softmax finite, and real tokens still never
     # see padding.
-    return allowed | (query == key).view(1, 1, seq_len, seq_len)
+    return allowed | (query == key).view(1, 1, seq_len, seq_len)  # (B, 1, T, T)
 
 
 def attention_bias(allowed: torch.Tensor, score_bias: torch.Tensor | None) -> torch.Tensor:
