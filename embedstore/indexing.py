@@ -303,6 +303,7 @@ class _Run:
         self.report.chunks_added = len(added)
         with self.stage("index", None):
             self.collection.update_index(removed, added)
+        db.checkpoint(self.conn)
         self._finish_report()
 
     def _finish_report(self) -> None:

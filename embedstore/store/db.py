@@ -128,6 +128,16 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
+def checkpoint(conn: sqlite3.Connection) -> None:
+    """Fold the write-ahead log back into the database after a big write.
+
+    Otherwise the -wal file keeps the size of the largest transaction (as big
+    as the database itself after a first index); readers in the middle of a
+    query only make this a partial checkpoint, never an error.
+    """
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])

@@ -156,3 +156,10 @@ def test_rm_removes_the_collection(repo: Path, fake_encoder: FakeEncoder) -> Non
     assert store.names() == []
     with pytest.raises(CollectionNotFoundError):
         store.open("repo")
+
+
+def test_write_ahead_log_is_folded_back_after_a_run(repo: Path, fake_encoder: FakeEncoder) -> None:
+    store = Store()
+    run(store, repo)
+    wal = store.root / "repo" / "meta.sqlite-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
