@@ -41,16 +41,15 @@ def build_corpus(
 ) -> list[EvalQuery]:
     """Write docstring-stripped copies of the Python files into ``dest``; return the queries.
 
-    Queries are sampled (seeded) down to ``max_queries``; files are written
-    whole either way, so every function is a distractor for every query.
+    Every Python file is written (stripped where it has queries), and queries
+    are sampled (seeded) down to ``max_queries`` afterwards, so all the
+    repository's code stays a distractor for every query.
     """
     queries: list[EvalQuery] = []
     for source in walk_sources(repo):
         if source.language != "python":
             continue
         stripped, found = strip_docstrings(source.text, source.rel_path)
-        if not found:
-            continue
         target = dest / source.rel_path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(stripped)

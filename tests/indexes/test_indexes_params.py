@@ -47,9 +47,9 @@ def test_negative_size_is_refused() -> None:
 @pytest.mark.parametrize(
     ("n", "d", "expected"),
     [
-        (20_000, 384, {"nlist": 512, "m": 48, "nbits": 8, "nprobe": 32}),
-        (1_000_000, 384, {"nlist": 4096, "m": 48, "nbits": 8, "nprobe": 128}),
-        (1_000, 768, {"nlist": 16, "m": 64, "nbits": 4, "nprobe": 8}),
+        (20_000, 384, {"nlist": 512, "m": 48, "nbits": 8, "nprobe": 128}),
+        (1_000_000, 384, {"nlist": 4096, "m": 48, "nbits": 8, "nprobe": 256}),
+        (1_000, 768, {"nlist": 16, "m": 64, "nbits": 4, "nprobe": 16}),
         (300, 384, {"nlist": 4, "m": 48, "nbits": 2, "nprobe": 4}),
         (300, 97, {"nlist": 4, "m": 1, "nbits": 2, "nprobe": 4}),
         (MIN_IVFPQ_VECTORS, 32, {"nlist": 2, "m": 4, "nbits": 1, "nprobe": 2}),
@@ -89,7 +89,7 @@ def test_small_collections_train_without_faiss_warnings(
 
 def test_overrides_are_merged_and_nprobe_follows_nlist() -> None:
     params = resolve_ivfpq_params(20_000, 384, {"nlist": 256})
-    assert params == {"nlist": 256, "m": 48, "nbits": 8, "nprobe": 16}
+    assert params == {"nlist": 256, "m": 48, "nbits": 8, "nprobe": 64}
     # Values often come out of NumPy arrays; they must still fit the JSON header.
     numpy_value = {"nprobe": np.int64(5)}
     resolved = resolve_ivfpq_params(20_000, 384, numpy_value)  # type: ignore[arg-type]

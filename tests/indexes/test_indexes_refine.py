@@ -35,7 +35,7 @@ def test_refine_lifts_ivfpq_recall_close_to_exact(
 
     _, truth = VectorIndex.build("flat", 384, base, ids).search(queries, 10)  # (q, 10)
     index = VectorIndex.build("ivfpq", 384, base, ids)
-    assert index.params == {"nlist": 512, "m": 48, "nbits": 8, "nprobe": 32}
+    assert index.params == {"nlist": 512, "m": 48, "nbits": 8, "nprobe": 128}
 
     _, plain = index.search(queries, 10)
     _, refined = search_refined(index, queries, 10, lookup)
