@@ -9,6 +9,7 @@ from embedstore.cli import (
     context_cmd,
     eval_cmd,
     index_cmd,
+    plt_cmd,
     search_cmd,
     serve_cmd,
 )
@@ -28,6 +29,7 @@ app.command("info")(collections_cmd.info)
 app.command("rm")(collections_cmd.rm)
 app.command("eval")(eval_cmd.evaluate)
 app.command("serve")(serve_cmd.serve)
+app.add_typer(plt_cmd.plt_app, name="plt")
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ def index(
     ] = None,
     encoder: Annotated[
         str | None,
-        typer.Option(help="Sentence-transformers model name or folder [default: all-MiniLM-L6-v2]"),
+        typer.Option(help="ST model name or folder, or plt:DIR [default: all-MiniLM-L6-v2]"),
     ] = None,
     pooling: Annotated[
         str | None,

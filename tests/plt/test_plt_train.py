@@ -45,6 +45,7 @@ def tiny_train_config(teacher: Path, **overrides: object) -> TrainConfig:
         "teacher": str(teacher), "loops": 2, "d_model": 32, "n_layers": 1, "n_heads": 4,
         "n_kv_heads": 2, "window": 4, "max_tokens": 48, "steps": 30, "batch_size": 4,
         "pair_batch_size": 4, "lr": 3e-3, "warmup_steps": 3, "checkpoint_every": 10,
+        "contrastive_weight": 0.5,
     }
     return TrainConfig(**{**values, **overrides})  # type: ignore[arg-type]
 

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from embedstore.encoders.base import Encoder
-from embedstore.encoders.registry import _bundled_source, canonical_spec
+from embedstore.encoders.registry import bundled_source, canonical_spec
 from embedstore.errors import EncoderLoadError
 from embedstore.progress import NullProgress, Progress
 
@@ -29,7 +29,7 @@ TOKEN_TABLE_SUFFIXES = ("word_embeddings.weight", "embed_tokens.weight")
 def teacher_source(spec: str) -> str:
     """Where the teacher's files are: a local folder, a bundled package's folder, or a hub name."""
     name = canonical_spec(spec)
-    bundled = _bundled_source(name)
+    bundled = bundled_source(name)
     return bundled[0] if bundled else name
 
 

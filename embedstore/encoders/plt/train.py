@@ -1,9 +1,9 @@
 """Distil a teacher sentence-transformer into a small PLT on the user's own corpus.
 
 Each step encodes a sample of chunks plus a sample of (docstring, code) pairs;
-the loss pulls every vector towards the teacher's (cosine or MSE) and, for
-the pairs, each docstring towards its own code and away from the others in
-the batch. AdamW, linear warm-up then cosine decay, gradient clipping,
+the loss pulls every vector towards the teacher's (cosine or MSE) and,
+weighted by ``contrastive_weight``, each docstring towards its own code and
+away from the others in the batch. AdamW, linear warm-up then cosine decay, gradient clipping,
 periodic checkpoints that a re-run resumes from.
 """
 
@@ -69,7 +69,10 @@ class TrainConfig:
     weight_decay: float = 0.01
     clip_norm: float = 1.0
     loss: str = "cosine"
-    contrastive_weight: float = 0.5
+    # Off by default: on the standard library it lowered held-out retrieval
+    # (bench/plt_loops.py, --contrastive-weight); the pairs still serve as
+    # distillation texts, and the term is still logged.
+    contrastive_weight: float = 0.0
     temperature: float = 0.05
     # The data.
     max_chunks: int | None = 20_000
