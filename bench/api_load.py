@@ -50,9 +50,10 @@ def start_server(port: int, batching: bool) -> subprocess.Popen[bytes]:
     raise RuntimeError("server did not start")
 
 
-async def run_load(url: str, endpoint: str, clients: int, duration: float) -> dict[str, float]:
+async def run_load(url: str, endpoint: str, clients: int, duration: float) -> dict[str, object]:
     latencies: list[float] = []
     errors = 0
+    kinds: dict[str, int] = {}
     deadline = time.monotonic() + duration
 
     async def client(worker: int) -> None:
@@ -69,11 +70,13 @@ async def run_load(url: str, endpoint: str, clients: int, duration: float) -> di
                                             json={"query": query, "k": 10})
                     else:
                         r = await http.post("/v1/embeddings", json={"input": query})
-                    ok = r.status_code == 200
-                except httpx.HTTPError:
-                    ok = False
+                    failure = None if r.status_code == 200 else f"HTTP {r.status_code}"
+                except httpx.HTTPError as exc:
+                    failure = type(exc).__name__
                 latencies.append(time.perf_counter() - began)
-                errors += 0 if ok else 1
+                if failure is not None:
+                    errors += 1
+                    kinds[failure] = kinds.get(failure, 0) + 1
 
     began = time.monotonic()
     await asyncio.gather(*(client(w) for w in range(clients)))
@@ -81,7 +84,8 @@ async def run_load(url: str, endpoint: str, clients: int, duration: float) -> di
     ms = sorted(x * 1000 for x in latencies)
     cut = statistics.quantiles(ms, n=100)
     return {
-        "requests": len(ms), "errors": errors, "rps": round(len(ms) / elapsed, 1),
+        "requests": len(ms), "errors": errors, "error_kinds": kinds,
+        "rps": round(len(ms) / elapsed, 1),
         "p50_ms": round(cut[49], 1), "p95_ms": round(cut[94], 1), "p99_ms": round(cut[98], 1),
     }
 
