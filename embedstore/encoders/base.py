@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal, Protocol
+from collections.abc import Callable, Sequence, Sized
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -51,17 +51,20 @@ class Encoder(Protocol):
 
 
 def encode_in_batches(
-    texts: Sequence[str],
-    encode_batch: Callable[[list[str]], np.ndarray],
+    items: Sequence[Sized],
+    encode_batch: Callable[[list[Any]], np.ndarray],
     *,
     dim: int,
     batch_size: int,
     on_batch: BatchCallback | None = None,
 ) -> np.ndarray:
-    """Run ``encode_batch`` over length-sorted batches; rows come back in input order."""
-    out = np.zeros((len(texts), dim), dtype=np.float32)  # (n, dim)
-    for batch in length_sorted_batches([len(t) for t in texts], batch_size):
-        out[batch] = encode_batch([texts[i] for i in batch])  # (len(batch), dim)
+    """Run ``encode_batch`` over length-sorted batches of texts or token-id lists.
+
+    Rows come back in input order: (n,) items -> float32 (n, dim).
+    """
+    out = np.zeros((len(items), dim), dtype=np.float32)  # (n, dim)
+    for batch in length_sorted_batches([len(t) for t in items], batch_size):
+        out[batch] = encode_batch([items[i] for i in batch])  # (len(batch), dim)
         if on_batch is not None:
             on_batch(len(batch))
     return out

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from embedstore.encoders.base import BatchCallback, TextKind, length_sorted_batches
+from embedstore.encoders.base import BatchCallback, TextKind, encode_in_batches
 from embedstore.encoders.device import best_device
 from embedstore.encoders.plt.embedder import PLTEmbedder, pad_left, token_counter, token_ids
 from embedstore.encoders.plt.folder import load_folder, read_config, weights_revision
@@ -125,12 +125,9 @@ class PLTEncoder:
     ) -> np.ndarray:
         """(n,) texts -> float32 (n, dim) unit rows; queries and documents alike."""
         ids = token_ids(self._tokenizer, texts, self.max_tokens)
-        out = np.zeros((len(ids), self.dim), dtype=np.float32)  # (n, dim)
-        for batch in length_sorted_batches([len(row) for row in ids], batch_size):
-            out[batch] = self._encode_batch([ids[i] for i in batch])
-            if on_batch is not None:
-                on_batch(len(batch))
-        return out
+        return encode_in_batches(
+            ids, self._encode_batch, dim=self.dim, batch_size=batch_size, on_batch=on_batch
+        )
 
     @torch.inference_mode()
     def _encode_batch(self, ids: list[list[int]]) -> np.ndarray:
