@@ -28,6 +28,10 @@ class Metrics:
             buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
             registry=self.registry,
         )
+        self.units = Gauge(
+            "embedstore_collection_units", "Definitions, sections and windows per collection",
+            ["collection"], registry=self.registry,
+        )
         self.chunks = Gauge(
             "embedstore_collection_chunks", "Chunks per collection", ["collection"],
             registry=self.registry,
@@ -38,12 +42,13 @@ class Metrics:
         )
 
     def render(self, store: Store) -> Response:
-        self.chunks.clear()
-        self.files.clear()
+        for gauge in (self.units, self.chunks, self.files):
+            gauge.clear()
         for name in store.names():
             collection = store.open(name)
             stats = collection.stats()
             collection.close()
+            self.units.labels(name).set(stats.units)
             self.chunks.labels(name).set(stats.chunks)
             self.files.labels(name).set(stats.files)
         return Response(generate_latest(self.registry), media_type="text/plain; version=0.0.4")

@@ -27,7 +27,8 @@ class CollectionCreate(Strict):
 class CollectionInfo(BaseModel):
     name: str
     files: int
-    chunks: int
+    units: int = Field(description="Definitions, sections and windows: what search returns.")
+    chunks: int = Field(description="The pieces the units were cut into for the encoder.")
     disk_bytes: int
     encoder: str
     encoder_revision: str | None
@@ -95,11 +96,16 @@ class BatchSearchRequest(Strict):
 
 
 class Hit(BaseModel):
-    id: int
+    """One definition (or section/window): its whole range, and the piece that matched best."""
+
+    id: int = Field(description="The unit's id: one per definition, section or window.")
     document_id: str | None
     path: str
     start_line: int
     end_line: int
+    match_start_line: int
+    match_end_line: int
+    kind: str
     language: str
     score: float
     text: str
@@ -107,7 +113,10 @@ class Hit(BaseModel):
     found_by: str
     dense_score: float | None
     lexical_score: float | None
-    html: str | None = None
+    html: str | None = Field(default=None, description=(
+        "The definition, syntax-highlighted: one <span class=\"line\"> per line, with class "
+        "\"match\" on the matched piece's lines and \"folded\" on lines a preview leaves out."
+    ))
 
 
 class SearchResponse(BaseModel):
@@ -134,6 +143,9 @@ class ContextBlockOut(BaseModel):
     path: str
     start_line: int
     end_line: int
+    ranges: list[tuple[int, int]] = Field(
+        description="The runs of lines it holds; a gap between two is elided as a '…' line."
+    )
 
 
 class ContextResponse(BaseModel):

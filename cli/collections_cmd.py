@@ -19,7 +19,7 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
     for name in the_store.names():
         stats = the_store.open(name).stats()
         rows.append({
-            "name": name, "files": stats.files, "chunks": stats.chunks,
+            "name": name, "files": stats.files, "units": stats.units, "chunks": stats.chunks,
             "encoder": stats.manifest.encoder, "index": stats.manifest.index.get("kind", ""),
             "disk_bytes": stats.disk_bytes,
         })
@@ -29,11 +29,11 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
     if not rows:
         out.print(f"No collections in {the_store.root}.")
         return
-    table = Table("name", "files", "chunks", "encoder", "index", "size")
+    table = Table("name", "files", "units", "chunks", "encoder", "index", "size")
     for row in rows:
         table.add_row(
-            str(row["name"]), f"{row['files']:,}", f"{row['chunks']:,}", str(row["encoder"]),
-            str(row["index"]), _size(int(str(row["disk_bytes"]))),
+            str(row["name"]), f"{row['files']:,}", f"{row['units']:,}", f"{row['chunks']:,}",
+            str(row["encoder"]), str(row["index"]), _size(int(str(row["disk_bytes"]))),
         )
     out.print(table)
 
@@ -47,7 +47,7 @@ def info(
     """Show a collection's encoder, index and sizes."""
     stats = open_store(store).open(name).stats()
     data = {
-        "name": stats.name, "files": stats.files, "chunks": stats.chunks,
+        "name": stats.name, "files": stats.files, "units": stats.units, "chunks": stats.chunks,
         "disk_bytes": stats.disk_bytes, **asdict(stats.manifest),
     }
     if as_json:

@@ -36,7 +36,7 @@ def context(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Print the best chunks packed into a token budget, each under a path:start-end header."""
+    """Print the best definitions packed into a token budget, each under a path:lines header."""
     collection = open_collection(store, name)
     filters = make_filters(include, exclude, language, None)
     packed = collection.context(query, max_tokens, mode=mode, filters=filters)
@@ -45,7 +45,8 @@ def context(
             "query": query, "collection": collection.name, "tokens": packed.tokens,
             "max_tokens": packed.max_tokens, "text": packed.text,
             "blocks": [
-                {"path": b.path, "start_line": b.start_line, "end_line": b.end_line}
+                {"path": b.path, "start_line": b.start_line, "end_line": b.end_line,
+                 "ranges": b.ranges}
                 for b in packed.blocks
             ],
         })

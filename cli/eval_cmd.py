@@ -1,4 +1,4 @@
-"""`embedstore eval PATH`: how good is retrieval on this repository?"""
+"""`embedstore eval PATH [PATH ...]`: how good is retrieval on these repositories?"""
 
 from __future__ import annotations
 
@@ -19,19 +19,21 @@ from embedstore.cli.common import (
     print_json,
 )
 from embedstore.cli.progress import RichProgress
-from embedstore.evaluation.runner import DEFAULT_INDEX_KINDS, EvalReport, run_eval
+from embedstore.evaluation.runner import DEFAULT_INDEX_KINDS, EvalReport, EvalRow, run_eval
 from embedstore.search import SEARCH_MODES
 
 
 @cli_errors
 def evaluate(
-    path: Annotated[Path, typer.Argument(help="Repository to benchmark (its Python functions).")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Repositories to benchmark (their Python functions).")
+    ],
     encoder: Annotated[
         str | None, typer.Option(help="Encoder to evaluate [default: all-MiniLM-L6-v2].")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed for query sampling and IVF-PQ training.")] = 0,
     max_queries: Annotated[
-        int, typer.Option(min=1, help="Queries sampled from the mined pairs.")
+        int, typer.Option(min=1, help="Queries sampled per repository from the mined pairs.")
     ] = 1000,
     mode: Annotated[
         list[str] | None, typer.Option(help="Modes to score (repeatable) [default: all three].")
@@ -39,6 +41,19 @@ def evaluate(
     index_kind: Annotated[
         list[str] | None,
         typer.Option("--index", help="Index kinds to score (repeatable) [default: flat, ivfpq]."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option(help="A hit must contain the function's def line (not just overlap).")
+    ] = False,
+    baseline: Annotated[
+        bool, typer.Option(help="Also score one vector per whole definition (dense, exact).")
+    ] = True,
+    per_query: Annotated[
+        Path | None, typer.Option(help="Write each query's rank per configuration as JSONL.")
+    ] = None,
+    work: Annotated[
+        Path | None,
+        typer.Option(help="Keep the stripped copies and their collections here for next time."),
     ] = None,
     reuse: Annotated[
         str | None,
@@ -55,10 +70,10 @@ def evaluate(
     source = open_store(store).open(reuse) if reuse else None
     with RichProgress(err, enabled=not as_json) as progress:
         report = run_eval(
-            path, encoder=encoder, seed=seed, max_queries=max_queries,
+            paths, encoder=encoder, seed=seed, max_queries=max_queries,
             modes=tuple(mode or SEARCH_MODES), index_kinds=tuple(index_kind or DEFAULT_INDEX_KINDS),
-            header_variants=(True, False) if header_ablation else (True,), progress=progress,
-            reuse=source,
+            header_variants=(True, False) if header_ablation else (True,), strict=strict,
+            baseline=baseline, per_query=per_query, work=work, progress=progress, reuse=source,
         )
     if as_json:
         print_json(asdict(report))
@@ -67,14 +82,42 @@ def evaluate(
 
 
 def print_table(report: EvalReport) -> None:
+    pooled = len(report.repos) > 1
+    shown = [r for r in report.rows if r.repo == "pooled"] if pooled else report.rows
+    rule = "strict: the hit contains the def line" if report.strict else "any overlap"
     table = Table(
-        "mode", "index", "header", *report.rows[0].metrics, "ms/query",
-        title=f"{report.repo}: {report.queries:,} queries over {report.chunks:,} chunks "
-        f"({report.encoder}, seed {report.seed})",
+        "mode", "index", "header", *shown[0].metrics, "split", "whole", "Δ vs hybrid [95% CI]",
+        "ms/q",
+        title=(
+            f"{'pooled over ' + str(len(report.repos)) + ' repos' if pooled else report.repos[0]}:"
+            f" {report.queries:,} queries ({report.split_queries:,} on split functions) over "
+            f"{report.units:,} definitions / {report.chunks:,} chunks; {report.encoder}, "
+            f"seed {report.seed}, {rule}"
+        ),
     )
-    for row in report.rows:
+    for row in shown:
         table.add_row(
             row.mode, row.index_kind, "yes" if row.header else "no",
-            *(f"{v:.1f}" for v in row.metrics.values()), f"{row.ms_per_query:.1f}",
+            *(f"{v:.1f}" for v in row.metrics.values()), _pct(row.split_mrr),
+            _pct(row.whole_mrr), _interval(row), f"{row.ms_per_query:.1f}",
         )
     out.print(table)
+    if pooled:
+        out.print("MRR@10 per repository (flat index):")
+        for repo in dict.fromkeys(r.repo for r in report.rows if r.repo != "pooled"):
+            cells = [
+                f"{r.mode} {r.metrics['mrr@10']:.1f}"
+                for r in report.rows if r.repo == repo and r.index_kind == "flat" and r.header
+            ]
+            out.print(f"  {repo}: " + ", ".join(cells))
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _interval(row: EvalRow) -> str:
+    if row.vs_default is None:
+        return "-"
+    diff, low, high = row.vs_default
+    return f"{diff:+.1f} [{low:+.1f}, {high:+.1f}]"

@@ -61,14 +61,17 @@ def index(
 
 def _print_report(r: IndexReport) -> None:
     out.print(f"[bold]{r.collection}[/bold]: {r.files_scanned:,} files scanned, {r.skipped}")
-    if r.nothing_changed and not r.chunks_added:
+    if r.nothing_changed and not r.units_added:
         out.print("Nothing changed: no file was re-chunked or re-encoded.")
     else:
         out.print(
             f"files: {r.files_new:,} new, {r.files_changed:,} changed, "
             f"{r.files_deleted:,} deleted, {r.files_unchanged:,} unchanged; "
-            f"chunks: +{r.chunks_added:,} -{r.chunks_removed:,} "
-            f"({r.chunks_encoded:,} encoded, {r.chunks_reused:,} reused)"
+            f"definitions: +{r.units_added:,} -{r.units_removed:,}; "
+            f"chunks: {r.chunks_encoded:,} encoded, {r.chunks_reused:,} reused"
         )
     timing = ", ".join(f"{stage} {secs:.1f}s" for stage, secs in r.seconds.items())
-    out.print(f"{r.chunks_total:,} chunks in a {r.index_kind} index ({timing})")
+    out.print(
+        f"{r.units_total:,} definitions ({r.chunks_total:,} chunks) in a {r.index_kind} index "
+        f"({timing})"
+    )

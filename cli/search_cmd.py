@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.console import RenderableType
 from rich.syntax import Syntax
 
 from embedstore.cli.common import (
@@ -23,10 +24,8 @@ from embedstore.cli.common import (
     out,
     print_json,
 )
-from embedstore.fusion import RRF_K
+from embedstore.preview import matched_lines, preview
 from embedstore.search import SearchResult
-
-PREVIEW_LINES = 12
 
 
 @cli_errors
@@ -40,14 +39,13 @@ def search(
     language: LanguageOption = None,
     min_score: MinScoreOption = None,
     nprobe: NprobeOption = None,
-    rrf_k: Annotated[int, typer.Option(min=0, help="RRF constant of hybrid fusion.")] = RRF_K,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Search a collection; prints path:start-end, score and the code."""
+    """Search a collection; prints each definition's path:start-end, score and head."""
     collection = open_collection(store, name)
     filters = make_filters(include, exclude, language, min_score)
-    results = collection.search(query, k, mode=mode, filters=filters, nprobe=nprobe, rrf_k=rrf_k)
+    results = collection.search(query, k, mode=mode, filters=filters, nprobe=nprobe)
     if as_json:
         print_json({
             "query": query,
@@ -57,19 +55,41 @@ def search(
         })
         return
     if not results:
-        out.print("No results.")
+        _print("No results.")
     for rank, r in enumerate(results, start=1):
-        symbol = f"  [dim]{r.symbol}[/dim]" if r.symbol else ""
-        out.print(
-            f"[bold]{rank}. {r.location}[/bold]  score {r.score:.3f} ({r.found_by}){symbol}"
-        )
-        preview = "\n".join(r.text.splitlines()[:PREVIEW_LINES])
-        out.print(Syntax(preview, r.language, line_numbers=True, start_line=r.start_line))
+        _print_hit(rank, r)
+
+
+def _print(renderable: RenderableType) -> None:
+    # A pipe or file gets whole lines: no wrapping or padding at the 80 columns
+    # Rich assumes when stdout is not a terminal.
+    out.print(renderable, soft_wrap=not out.is_terminal)
+
+
+def _print_hit(rank: int, r: SearchResult) -> None:
+    symbol = f"  [dim]{r.symbol}[/dim]" if r.symbol else ""
+    _print(f"[bold]{rank}. {r.location}[/bold]  score {r.score:.3f} ({r.found_by}){symbol}")
+    shown = preview(r)
+    marked = set(matched_lines(r))
+    for i, (first, last) in enumerate(shown.spans):
+        if i:
+            _print("[dim]…[/dim]")
+        # The whole definition is highlighted and a range of it shown, so a span
+        # that starts inside a string or block is still coloured right.
+        _print(Syntax(
+            r.text, r.language, line_numbers=True, start_line=r.start_line,
+            line_range=(first - r.start_line + 1, last - r.start_line + 1),
+            highlight_lines=marked,
+        ))
+    if shown.hidden:
+        _print(f"[dim]… {shown.hidden} more lines[/dim]")
 
 
 def _result_json(r: SearchResult) -> dict[str, object]:
     return {
         "path": r.path, "start_line": r.start_line, "end_line": r.end_line,
-        "language": r.language, "score": round(r.score, 6), "text": r.text, "symbol": r.symbol,
-        "found_by": r.found_by, "dense_score": r.dense_score, "lexical_score": r.lexical_score,
+        "match_start_line": r.match_start_line, "match_end_line": r.match_end_line,
+        "kind": r.kind, "symbol": r.symbol, "language": r.language,
+        "score": round(r.score, 6), "text": r.text, "found_by": r.found_by,
+        "dense_score": r.dense_score, "lexical_score": r.lexical_score,
     }

@@ -42,3 +42,7 @@ class CorruptCollectionError(EmbedstoreError):
 
 class VectorIndexError(EmbedstoreError):
     """A vector index cannot be built, read or searched."""
+
+
+class OutdatedCollectionError(EmbedstoreError):
+    """A collection was built by an older embedstore in a format this one cannot read."""

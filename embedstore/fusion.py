@@ -27,3 +27,10 @@ def reciprocal_rank_fusion(
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def fuse(
+    dense: Sequence[tuple[K, float]], lexical: Sequence[tuple[K, float]]
+) -> list[tuple[K, float]]:
+    """Hybrid ranking of the two sides' (item, score) lists, best first."""
+    return reciprocal_rank_fusion([[i for i, _ in dense], [i for i, _ in lexical]])

@@ -20,15 +20,16 @@ from embedstore.chunking.types import Chunk, chunk_body
 from embedstore.documents import Document
 from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import canonical_spec, load_encoder
-from embedstore.errors import EncoderMismatchError, UserInputError
+from embedstore.errors import EncoderMismatchError, OutdatedCollectionError, UserInputError
 from embedstore.indexes import choose_kind
-from embedstore.lexical import code_terms
+from embedstore.lexical import index_terms
 from embedstore.progress import NullProgress, Progress
 from embedstore.sources import ScanStats, SourceFile, walk_sources
 from embedstore.store import db
 from embedstore.store.collection import Collection
 from embedstore.store.manifest import Manifest
 from embedstore.store.store import Store, name_for_folder
+from embedstore.units import group_units, own_name, owner_name, unit_vector
 
 # Texts encoded between two commits of parked vectors: the most a kill can lose.
 PARK_EVERY = 256
@@ -53,11 +54,12 @@ class IndexReport:
     files_changed: int = 0
     files_deleted: int = 0
     files_unchanged: int = 0
-    chunks_added: int = 0
-    chunks_removed: int = 0
+    units_added: int = 0
+    units_removed: int = 0
     chunks_encoded: int = 0
     chunks_reused: int = 0
     chunks_total: int = 0
+    units_total: int = 0
     index_kind: str = ""
     skipped: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
@@ -149,7 +151,7 @@ def delete_documents(store: Store, name: str, ids: Sequence[str]) -> int:
             return 0
         removed, added = db.apply_changes(
             collection.conn, remove_paths=[r.path for r in known.values()], add_files=[],
-            vectors={},
+            vectors={}, unit_vectors=[],
         )
         collection.update_index(removed, added)
     return len(known)
@@ -201,6 +203,19 @@ def _refuse_taken_paths(
             raise UserInputError(f"path {source.rel_path!r} is already used by {holder}")
 
 
+def _open_existing(store: Store, name: str, *, rebuild: bool) -> Collection | None:
+    """The collection if it exists; one of an older format is replaced when rebuilding."""
+    if not store.exists(name):
+        return None
+    try:
+        return store.open(name)
+    except OutdatedCollectionError:
+        if not rebuild:
+            raise
+        store.delete(name)
+        return None
+
+
 def prepare_collection(
     store: Store, name: str, opts: IndexOptions, *, source_root: Path | None = None
 ) -> tuple[Collection, Manifest, Encoder]:
@@ -209,7 +224,7 @@ def prepare_collection(
     Asking an existing collection for another encoder, pooling or header is
     refused unless ``opts.rebuild``: mixed vectors would silently corrupt search.
     """
-    existing = store.open(name) if store.exists(name) else None
+    existing = _open_existing(store, name, rebuild=opts.rebuild)
     old = existing.manifest if existing else None
     spec = canonical_spec(opts.encoder) if opts.encoder else (old.encoder if old else None)
     pooling = opts.pooling or (old.pooling if old and spec == old.encoder else None)
@@ -245,7 +260,7 @@ def prepare_collection(
 @dataclass
 class _FileWork:
     source: SourceFile
-    chunks: list[db.NewChunk]
+    units: list[db.NewUnit]
 
 
 class _Run:
@@ -291,27 +306,29 @@ class _Run:
             return
         docs = documents or {}
         with self.stage("store", None):
+            new_files = [_new_file(w, docs.get(w.source.rel_path)) for w in work]
             removed, added = db.apply_changes(
                 self.conn,
                 remove_paths=remove_paths,
-                add_files=[_new_file(w, docs.get(w.source.rel_path)) for w in work],
+                add_files=new_files,
                 vectors=vectors,
+                unit_vectors=unit_vectors(new_files, vectors, self.manifest.dim),
                 wipe=self.opts.rebuild,
                 meta={"manifest": self.manifest.to_json(), "pending_for": ""},
             )
-        self.report.chunks_removed = len(removed)
-        self.report.chunks_added = len(added)
+        self.report.units_removed = len(removed)
+        self.report.units_added = len(added)
         with self.stage("index", None):
             self.collection.update_index(removed, added)
         db.checkpoint(self.conn)
         self._finish_report()
 
     def _finish_report(self) -> None:
-        self.report.chunks_total = db.counts(self.conn)[1]
+        _, self.report.units_total, self.report.chunks_total = db.counts(self.conn)
         self.report.index_kind = str(self.collection.manifest.index.get("kind", ""))
 
     def _chunk(self, todo: list[SourceFile]) -> tuple[list[_FileWork], dict[str, str]]:
-        """Chunks of each file to (re)index, and every embedding text by its hash."""
+        """Units of each file to (re)index, and every embedding text by its hash."""
         count = self.encoder.count_tokens
         # The path heads every embedded text, so each file's budget is what it leaves.
         path_tokens = count([s.rel_path for s in todo])
@@ -323,19 +340,26 @@ class _Run:
                     source.text, source.language,
                     max_tokens=self.encoder.max_tokens - used, count_tokens=count,
                 )
-                rows = []
-                for c in chunks:
-                    embedded = embedding_text(
-                        source.rel_path, c, header=self.manifest.embed_header
-                    )
-                    digest = text_hash(embedded)
-                    texts[digest] = embedded
-                    rows.append(db.NewChunk(
-                        c.start_line, c.end_line, c.kind, c.symbol, c.context, c.text, digest,
-                        symbol_terms=" ".join(code_terms(c.symbol or "")),
-                        terms=" ".join(code_terms(embedding_text(source.rel_path, c))),
+                lines = source.text.split("\n")
+                units = []
+                for plan in group_units(chunks):
+                    rows = []
+                    for c in plan.chunks:
+                        embedded = embedding_text(
+                            source.rel_path, c, header=self.manifest.embed_header
+                        )
+                        digest = text_hash(embedded)
+                        texts[digest] = embedded
+                        rows.append(db.NewChunk(c.start_line, c.end_line, c.context, c.text, digest))
+                    whole = "\n".join(lines[plan.start_line - 1 : plan.end_line])
+                    header = f"{source.rel_path}\n{plan.chunks[0].context}"
+                    units.append(db.NewUnit(
+                        plan.start_line, plan.end_line, plan.kind, plan.symbol, whole, rows,
+                        name_terms=" ".join(index_terms(own_name(plan.symbol))),
+                        owner_terms=" ".join(index_terms(owner_name(plan.symbol))),
+                        terms=" ".join(index_terms(f"{header}\n{whole}")),
                     ))
-                work.append(_FileWork(source, rows))
+                work.append(_FileWork(source, units))
                 self.ui.advance("chunk")
         return work, texts
 
@@ -370,11 +394,26 @@ class _Run:
                 db.set_meta(self.conn, "pending_for", identity)
 
 
+def unit_vectors(
+    files: Sequence[db.NewFile], vectors: dict[str, bytes], dim: int
+) -> list[bytes]:
+    """One vector per unit of ``files``, in order, from its chunks' vectors."""
+    out = []
+    for f in files:
+        for u in f.units:
+            if len(u.chunks) == 1:
+                out.append(vectors[u.chunks[0].text_hash])
+            else:
+                pieces = db.from_blobs([vectors[c.text_hash] for c in u.chunks], dim)  # (n, d)
+                out.append(db.to_blob(unit_vector(pieces)))
+    return out
+
+
 def _new_file(work: _FileWork, document: Document | None) -> db.NewFile:
     source = work.source
     if document is None:
-        return db.NewFile(source.rel_path, source.language, source.sha256, source.size, work.chunks)
+        return db.NewFile(source.rel_path, source.language, source.sha256, source.size, work.units)
     return db.NewFile(
-        source.rel_path, source.language, source.sha256, source.size, work.chunks,
+        source.rel_path, source.language, source.sha256, source.size, work.units,
         doc_id=document.id, metadata=json.dumps(document.metadata), content=document.text,
     )

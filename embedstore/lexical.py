@@ -5,6 +5,11 @@ terms before it is indexed and before it is queried: every identifier is kept
 whole (lowercased) AND split at ``snake_case``, ``camelCase`` and digit
 boundaries, so `data_file_path` is found by "data file path" and by the exact
 name alike.
+
+Both sides then drop stop words (English function words and the keywords of
+the languages the chunker knows: `if`, `return`, `self` match nearly every
+chunk and only add noise) and fold plurals (`urls` -> `url`,
+`entries` -> `entry`), so a query's wording and the code's naming meet.
 """
 
 from __future__ import annotations
@@ -48,11 +53,57 @@ def looks_like_code(text: str) -> bool:
     return bool(_CODE_TOKEN.search(text))
 
 
+_ENGLISH = """
+a about above after again against all also an and any are as at be because been before being
+below between both but by can could did do does doing down during each either else etc every
+few for from further given had has have having here how however if in into is it its itself
+just may might more most much must no nor not now of off on once one only or other otherwise
+our out over own per same shall should since so some such than that the their them then there
+these they this those through thus to too under until up upon us using via was we were what
+when where whether which while who whom whose why will with within without would yet you your
+""".split()
+# Keywords that say nothing about what code does; words that also name a
+# concept (import, delete, match, type, default...) stay searchable.
+_KEYWORDS = """
+abstract as assert async await auto bool boolean break catch cfg char class const constexpr
+continue def del do dyn elif else except explicit extends extern false finally fn for func
+function goto if impl implements in inline instanceof is lambda let mut nil none nonlocal not
+null or pass private protected pub public raise return self static struct switch synchronized
+this throws true try typedef typename undefined unsafe var void volatile while with yield
+""".split()
+STOP_WORDS = frozenset(_ENGLISH) | frozenset(_KEYWORDS)
+# Plural endings whose "s" is part of the word: status, process, analysis, alias.
+_NOT_PLURAL = ("ss", "us", "is", "as")
+
+
+def fold_plural(term: str) -> str:
+    """A light plural folding: urls -> url, entries -> entry, classes -> class, indexes -> index.
+
+    Deliberately conservative: only letters, only words over three letters,
+    and never the endings in ``_NOT_PLURAL``. It runs on the index and the
+    query alike, so what matters is that both spellings fold together.
+    """
+    if len(term) <= 3 or not term.isalpha() or not term.endswith("s"):
+        return term
+    if term.endswith("ies") and len(term) > 4:
+        return term[:-3] + "y"
+    if term.endswith(("sses", "xes", "ches", "shes")) and not term.endswith("aches"):
+        return term[:-2]
+    if term.endswith(_NOT_PLURAL):
+        return term
+    return term[:-1]
+
+
+def index_terms(text: str) -> list[str]:
+    """The terms BM25 sees for a text (indexed or queried): code terms, minus stop words, folded."""
+    return [fold_plural(t) for t in code_terms(text) if t not in STOP_WORDS]
+
+
 def fts_query(text: str) -> str | None:
     """An FTS5 MATCH expression: any of the query's terms (BM25 ranks the overlap).
 
     Terms are quoted so that words like AND/OR/NEAR never act as operators.
     None when the text holds no searchable term.
     """
-    terms = list(dict.fromkeys(code_terms(text)))
+    terms = list(dict.fromkeys(index_terms(text)))
     return " OR ".join(f'"{t}"' for t in terms) if terms else None

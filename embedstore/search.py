@@ -1,7 +1,14 @@
-"""Search a collection: dense, lexical (BM25) or both fused by reciprocal rank."""
+"""Search a collection: dense, lexical (BM25) or both fused, one result per unit.
+
+A unit is a whole definition, section or window (embedstore.units); both sides
+rank units, so a result list never holds two pieces of one function. For a
+unit the chunker had to split, the piece that matched best is reported as
+``match_start_line``/``match_end_line``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -9,8 +16,8 @@ import numpy as np
 
 from embedstore.errors import UserInputError
 from embedstore.filters import SearchFilters
-from embedstore.fusion import RRF_K, reciprocal_rank_fusion
-from embedstore.lexical import fts_query, looks_like_code
+from embedstore.fusion import fuse
+from embedstore.lexical import fts_query, index_terms
 from embedstore.store import db
 
 if TYPE_CHECKING:
@@ -18,28 +25,31 @@ if TYPE_CHECKING:
 
 SEARCH_MODES = ("hybrid", "dense", "lexical")
 MAX_K = 1000
-# In hybrid mode each side fetches this many times k (at least MIN_SIDE_FETCH),
-# so that an item ranked low by one side can still be lifted by the other.
-SIDE_FETCH_FACTOR = 4
-MIN_SIDE_FETCH = 50
-# RRF weight of the lexical side when the query names code (see looks_like_code).
-CODE_QUERY_LEXICAL_WEIGHT = 2.0
+# Each side always ranks this many candidates (or k, when larger) before
+# fusion, so the first results never depend on how many were asked for.
+CANDIDATES = 100
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One hit: a chunk with its place in the source and its scores.
+    """One hit: a whole unit with its place in the source and its scores.
 
+    ``start_line``..``end_line`` is the whole unit (a definition from its first
+    decorator or comment line); ``match_start_line``..``match_end_line`` the
+    piece of it that matched best (the whole unit when it is one chunk).
     ``score`` is what ranked it: cosine similarity (dense), BM25 (lexical) or
-    the RRF sum (hybrid). ``dense_score``/``lexical_score`` say which side found
-    it, and how well; None means that side did not return it.
+    the fused score (hybrid). ``dense_score``/``lexical_score`` say which side
+    found it, and how well; None means that side did not return it.
     """
 
-    chunk_id: int
+    id: int
     path: str
     start_line: int
     end_line: int
+    match_start_line: int
+    match_end_line: int
     language: str
+    kind: str
     score: float
     text: str
     symbol: str | None = None
@@ -78,10 +88,9 @@ def search(
     mode: str = "hybrid",
     filters: SearchFilters | None = None,
     nprobe: int | None = None,
-    rrf_k: int = RRF_K,
     query_vector: np.ndarray | None = None,
 ) -> list[SearchResult]:
-    """The k best chunks for a query, filters applied to both sides before fusion.
+    """The k best units for a query, filters applied to both sides before fusion.
 
     ``query_vector`` (1, d) is the query already encoded, e.g. by a batcher that
     encodes many clients' queries together.
@@ -89,37 +98,67 @@ def search(
     check_search_args(query, k, mode)
     rules = filters or SearchFilters()
     file_ids = allowed_file_ids(collection, rules)
-    fetch = k if mode != "hybrid" else max(k * SIDE_FETCH_FACTOR, MIN_SIDE_FETCH)
-    dense, lexical = [], []
+    fetch = max(k, CANDIDATES)
+    dense: list[tuple[int, float]] = []
+    lexical: list[tuple[int, float]] = []
+    vector = query_vector
     if mode != "lexical":
-        vector = query_vector
         if vector is None:
             vector = collection.encoder.encode([query], kind="query")  # (1, d)
         dense = dense_hits(collection, vector, fetch, rules, file_ids, nprobe)
     if mode != "dense":
         lexical = lexical_hits(collection, query, fetch, file_ids)
-    dense_scores, lexical_scores = dict(dense), dict(lexical)
     if mode == "dense":
         ranked = dense
     elif mode == "lexical":
         ranked = lexical
     else:
-        lexical_weight = CODE_QUERY_LEXICAL_WEIGHT if looks_like_code(query) else 1.0
-        ranked = reciprocal_rank_fusion(
-            [[i for i, _ in dense], [i for i, _ in lexical]], rrf_k, weights=(1.0, lexical_weight)
-        )
+        ranked = fuse(dense, lexical)
     top = ranked[:k]
-    rows = db.chunk_rows(collection.conn, [i for i, _ in top])
-    return [
-        SearchResult(
-            chunk_id=r.id, path=r.path, start_line=r.start_line, end_line=r.end_line,
-            language=r.language, score=score, text=r.text, symbol=r.symbol,
-            dense_score=dense_scores.get(r.id), lexical_score=lexical_scores.get(r.id),
-            document_id=r.doc_id,
-        )
-        for chunk_id, score in top
-        if (r := rows.get(chunk_id)) is not None
-    ]
+    return _results(collection, top, dict(dense), dict(lexical), query, vector)
+
+
+def _results(
+    collection: Collection,
+    top: Sequence[tuple[int, float]],
+    dense_scores: dict[int, float],
+    lexical_scores: dict[int, float],
+    query: str,
+    query_vector: np.ndarray | None,
+) -> list[SearchResult]:
+    ids = [i for i, _ in top]
+    rows = db.unit_rows(collection.conn, ids)
+    pieces = db.split_unit_pieces(collection.conn, ids)
+    results = []
+    for unit_id, score in top:
+        row = rows.get(unit_id)
+        if row is None:  # deleted between the two reads
+            continue
+        match = (row.start_line, row.end_line)
+        if unit_id in pieces:
+            match = best_piece(pieces[unit_id], query, query_vector, collection.manifest.dim)
+        results.append(SearchResult(
+            id=row.id, path=row.path, start_line=row.start_line, end_line=row.end_line,
+            match_start_line=match[0], match_end_line=match[1], language=row.language,
+            kind=row.kind, score=score, text=row.text, symbol=row.symbol,
+            dense_score=dense_scores.get(unit_id), lexical_score=lexical_scores.get(unit_id),
+            document_id=row.doc_id,
+        ))
+    return results
+
+
+def best_piece(
+    pieces: Sequence[db.PieceRow], query: str, query_vector: np.ndarray | None, dim: int
+) -> tuple[int, int]:
+    """Lines of the piece closest to the query: by cosine, or by shared terms without a vector."""
+    if query_vector is not None:
+        vectors = db.from_blobs([p.vector for p in pieces], dim)  # (n, d)
+        scores = vectors @ query_vector[0]  # (n,)
+    else:
+        wanted = set(index_terms(query))
+        scores = np.array([len(wanted.intersection(index_terms(p.text))) for p in pieces])
+    best = pieces[int(np.argmax(scores))]
+    return best.start_line, best.end_line
 
 
 def allowed_file_ids(collection: Collection, filters: SearchFilters) -> list[int] | None:
@@ -141,8 +180,8 @@ def dense_hits(
     file_ids: list[int] | None,
     nprobe: int | None,
 ) -> list[tuple[int, float]]:
-    """(chunk id, cosine) best first, restricted inside FAISS to the allowed chunks."""
-    subset = None if file_ids is None else db.chunk_ids_of_files(collection.conn, file_ids)
+    """(unit id, cosine) best first, restricted inside FAISS to the allowed units."""
+    subset = None if file_ids is None else db.unit_ids_of_files(collection.conn, file_ids)
     if subset is not None and subset.size == 0:
         return []
     scores, ids = collection.search_vectors(
@@ -159,7 +198,7 @@ def dense_hits(
 def lexical_hits(
     collection: Collection, query: str, k: int, file_ids: list[int] | None
 ) -> list[tuple[int, float]]:
-    """(chunk id, BM25) best first over code-aware terms."""
+    """(unit id, BM25) best first over code-aware terms."""
     match = fts_query(query)
     if match is None or file_ids == []:
         return []

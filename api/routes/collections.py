@@ -18,7 +18,8 @@ def info_of(collection: Collection) -> CollectionInfo:
     stats = collection.stats()
     m = stats.manifest
     return CollectionInfo(
-        name=stats.name, files=stats.files, chunks=stats.chunks, disk_bytes=stats.disk_bytes,
+        name=stats.name, files=stats.files, units=stats.units, chunks=stats.chunks,
+        disk_bytes=stats.disk_bytes,
         encoder=m.encoder, encoder_revision=m.encoder_revision, dim=m.dim, pooling=m.pooling,
         index_kind=m.index_kind, index=m.index, source_root=m.source_root,
     )

@@ -42,10 +42,11 @@ def _check(state: AppState, queries: list[str], k: int) -> None:
 
 def _hit(r: SearchResult, with_html: bool) -> Hit:
     return Hit(
-        id=r.chunk_id, document_id=r.document_id, path=r.path, start_line=r.start_line,
-        end_line=r.end_line, language=r.language, score=r.score, text=r.text, symbol=r.symbol,
-        found_by=r.found_by, dense_score=r.dense_score, lexical_score=r.lexical_score,
-        html=highlight(r.text, r.language, r.start_line) if with_html else None,
+        id=r.id, document_id=r.document_id, path=r.path, start_line=r.start_line,
+        end_line=r.end_line, match_start_line=r.match_start_line,
+        match_end_line=r.match_end_line, kind=r.kind, language=r.language, score=r.score,
+        text=r.text, symbol=r.symbol, found_by=r.found_by, dense_score=r.dense_score,
+        lexical_score=r.lexical_score, html=highlight(r) if with_html else None,
     )
 
 
@@ -114,6 +115,6 @@ def context(body: ContextRequest, state: StateDep, collection: CollectionDep) ->
     return ContextResponse(
         query=body.query, collection=collection.name, tokens=packed.tokens,
         max_tokens=packed.max_tokens, text=packed.text,
-        blocks=[ContextBlockOut(path=b.path, start_line=b.start_line, end_line=b.end_line)
-                for b in packed.blocks],
+        blocks=[ContextBlockOut(path=b.path, start_line=b.start_line, end_line=b.end_line,
+                                ranges=b.ranges) for b in packed.blocks],
     )

@@ -26,7 +26,7 @@ async function loadCollections() {
   const select = $("collection");
   try {
     const collections = await api("/v1/collections");
-    select.replaceChildren(...collections.map((c) => new Option(`${c.name} (${c.chunks} chunks)`, c.name)));
+    select.replaceChildren(...collections.map((c) => new Option(`${c.name} (${c.units} definitions)`, c.name)));
     $("status").textContent = collections.length ? "" : "No collection yet: run `embedstore index PATH`.";
   } catch (err) {
     $("status").textContent = `Could not list collections: ${err.message}`;
@@ -42,13 +42,31 @@ function renderHit(hit, rank) {
   where.textContent = `${rank}. ${hit.path}:${hit.start_line}-${hit.end_line}`;
   const meta = document.createElement("span");
   meta.className = "meta";
-  meta.textContent = `${hit.symbol ? hit.symbol + " · " : ""}score ${hit.score.toFixed(3)} · ${hit.found_by}`;
+  meta.textContent = `${hit.symbol ? hit.symbol + " · " : ""}${hit.kind} · score ${hit.score.toFixed(3)} · ${hit.found_by}`;
   head.append(where, meta);
   const code = document.createElement("div");
   code.className = "code";
-  code.innerHTML = hit.html; // produced by the server's highlighter, which escapes the code
+  // The server's highlighter escapes the code and classes each line: lines of
+  // the matched piece are "match", lines past the preview are "folded".
+  code.innerHTML = hit.html;
   article.append(head, code);
+  const folded = code.querySelectorAll(".line.folded").length;
+  if (folded) article.append(moreButton(article, folded));
   return article;
+}
+
+// "… N more lines" under a folded definition; a click unfolds it (and folds it back).
+function moreButton(article, folded) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "more";
+  const label = () => (article.classList.contains("open") ? "show less" : `… ${folded} more lines`);
+  button.textContent = label();
+  button.addEventListener("click", () => {
+    article.classList.toggle("open");
+    button.textContent = label();
+  });
+  return button;
 }
 
 $("search-form").addEventListener("submit", async (event) => {

@@ -157,7 +157,8 @@ class Budget:
         return line
 
     def _chunk(self, span: Span, start: int, end: int, context: str) -> Chunk:
-        return Chunk(self.text(start, end), start, end, span.kind, span.symbol, context)
+        unit = None if (start, end) == (span.start, span.end) else (span.start, span.end)
+        return Chunk(self.text(start, end), start, end, span.kind, span.symbol, context, unit)
 
     def fits(self, spans: Sequence[Span]) -> list[bool]:
         chunks = [self._chunk(span, span.start, span.end, span.context) for span in spans]
@@ -227,13 +228,15 @@ class Budget:
     def _join(self, group: list[Piece]) -> Chunk:
         first, last = group[0].chunk, group[-1].chunk
         symbols = dict.fromkeys(p.chunk.symbol for p in group if p.chunk.symbol)
+        start, end = first.start_line, last.end_line
+        # Pieces of one split unit joined back stay pieces of it; joined whole
+        # neighbours become a unit of their own.
+        unit = first.unit if first.unit == last.unit else None
+        if unit == (start, end):
+            unit = None
         return Chunk(
-            self.text(first.start_line, last.end_line),
-            first.start_line,
-            last.end_line,
-            first.kind,
-            ", ".join(symbols) or None,
-            first.context,
+            self.text(start, end), start, end, first.kind, ", ".join(symbols) or None,
+            first.context, unit,
         )
 
     def _ratio(self) -> float:
@@ -336,7 +339,8 @@ class Budget:
         cuts = [(0, len(text))]
         while cuts:
             chunks = [
-                Chunk(text[a:b], line, line, span.kind, span.symbol, context) for a, b in cuts
+                Chunk(text[a:b], line, line, span.kind, span.symbol, context, (span.start, span.end))
+                for a, b in cuts
             ]
             retry: list[tuple[int, int]] = []
             for (a, b), chunk, tokens in zip(cuts, chunks, self._measure(chunks), strict=True):

@@ -24,6 +24,12 @@ class Chunk:
     kind: str  # "function" | "class" | "method" | "module" | "section" | "lines" ...
     symbol: str | None = None
     context: str = ""
+    unit: tuple[int, int] | None = None
+
+    @property
+    def unit_lines(self) -> tuple[int, int]:
+        """The lines of the whole unit this chunk belongs to."""
+        return self.unit or (self.start_line, self.end_line)
 
 
 def chunk_body(chunk: Chunk) -> str:

@@ -10,6 +10,7 @@ import torch
 
 from embedstore.encoders.base import BatchCallback, TextKind, encode_in_batches
 from embedstore.encoders.device import best_device
+from embedstore.encoders.precision import autocast, choose_precision
 from embedstore.encoders.pooling import Normalize, Pooling, resolve_pooling
 from embedstore.errors import EncoderLoadError
 
@@ -99,6 +100,8 @@ class SentenceTransformerEncoder:
         self._max_tokens = int(model.max_seq_length or self._token_model.tokenizer.model_max_length)
         self._prompts: dict[str, str] = dict(getattr(model, "prompts", {}) or {})
         self._tokenizer = self._token_model.tokenizer
+        self._precision = "fp32"
+        self._precision = choose_precision(self._device, self._probe)
 
     @property
     def name(self) -> str:
@@ -128,6 +131,18 @@ class SentenceTransformerEncoder:
     def device(self) -> str:
         return self._device
 
+    @property
+    def precision(self) -> str:
+        """fp32, or the reduced precision that passed the parity check (bf16, fp16)."""
+        return self._precision
+
+    def _probe(self, texts: list[str], precision: str) -> np.ndarray:
+        chosen, self._precision = self._precision, precision
+        try:
+            return self._encode_batch(texts)
+        finally:
+            self._precision = chosen
+
     def count_tokens(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
@@ -152,8 +167,9 @@ class SentenceTransformerEncoder:
     def _encode_batch(self, texts: list[str]) -> np.ndarray:
         features = self._token_model.preprocess(texts)
         features = {k: v.to(self._device) if torch.is_tensor(v) else v for k, v in features.items()}
-        states = self._token_model(features)["token_embeddings"]  # (B, T, H)
-        pooled = self._pool(states, features["attention_mask"])  # (B, H)
+        with autocast(self._device, self._precision):
+            states = self._token_model(features)["token_embeddings"]  # (B, T, H)
+        pooled = self._pool(states.float(), features["attention_mask"])  # (B, H)
         projected = self._after_pool({"sentence_embedding": pooled})["sentence_embedding"]  # (B, D)
         return self._normalize(projected).float().cpu().numpy()
 

@@ -27,6 +27,7 @@ class EvalQuery:
     start_line: int  # the function's lines in the stripped copy, 1-based inclusive
     end_line: int
     symbol: str
+    def_line: int  # its `def` line: what a hit must contain under the strict rule
 
 
 def first_sentence(docstring: str) -> str:
@@ -110,6 +111,7 @@ def strip_docstrings(text: str, rel_path: str) -> tuple[str, list[EvalQuery]]:
             start_line=shift(min([d.lineno for d in node.decorator_list] + [node.lineno]), False),
             end_line=shift(node.end_lineno or node.lineno, True),
             symbol=node.name,
+            def_line=shift(node.lineno, False),
         )
         for node, sentence, _ in picked
     ]

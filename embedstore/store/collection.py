@@ -17,7 +17,6 @@ from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import load_encoder
 from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
 from embedstore.filters import SearchFilters
-from embedstore.fusion import RRF_K
 from embedstore.indexes import VectorIndex, choose_kind, search_refined, set_search_threads
 from embedstore.rag import RagContext, pack_context
 from embedstore.search import SearchResult
@@ -40,6 +39,7 @@ BATCH_QUERIES = 8
 class CollectionStats:
     name: str
     files: int
+    units: int
     chunks: int
     disk_bytes: int
     manifest: Manifest
@@ -58,6 +58,23 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+@contextmanager
+def write_lock(path: Path) -> Iterator[None]:
+    """The one-writer-per-collection file lock of the collection folder ``path``."""
+    lock = FileLock(path / LOCK_FILE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise CollectionLockedError(
+            f"another embedstore process is writing to collection {path.name!r}; "
+            "wait for it to finish"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class Collection:
@@ -107,29 +124,19 @@ class Collection:
 
     @contextmanager
     def writing(self) -> Iterator[Collection]:
-        lock = FileLock(self.path / LOCK_FILE)
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            raise CollectionLockedError(
-                f"another embedstore process is writing to collection {self.name!r}; "
-                "wait for it to finish"
-            ) from None
-        try:
+        with write_lock(self.path):
             yield self
-        finally:
-            lock.release()
 
     def update_index(self, removed: list[int], added: list[int]) -> None:
         """Bring vectors.faiss in step with the database after a write (writer only)."""
         manifest = self.manifest
         gen = db.generation(self.conn)
-        _, n_chunks = db.counts(self.conn)
-        kind = choose_kind(manifest.index_kind, n_chunks)
+        n_units = db.counts(self.conn)[1]
+        kind = choose_kind(manifest.index_kind, n_units)
         current = self._load_saved_index(gen - 1)
         trained_on = int(manifest.index.get("trained_on", 0))
         if current is not None and current.kind == kind and (
-            kind == "flat" or n_chunks <= RETRAIN_GROWTH * trained_on
+            kind == "flat" or n_units <= RETRAIN_GROWTH * trained_on
         ):
             current.remove(np.array(removed, dtype=np.int64))
             ids = np.array(added, dtype=np.int64)
@@ -137,7 +144,7 @@ class Collection:
             index = current
         else:
             index = self._build_from_db(kind)
-            trained_on = n_chunks
+            trained_on = n_units
         self._persist_index(index, gen, trained_on)
 
     # -- reading ----------------------------------------------------------------
@@ -180,12 +187,9 @@ class Collection:
         mode: str = "hybrid",
         filters: SearchFilters | None = None,
         nprobe: int | None = None,
-        rrf_k: int = RRF_K,
     ) -> list[SearchResult]:
-        """The k best chunks for a query (see embedstore.search)."""
-        return search_module.search(
-            self, query, k, mode=mode, filters=filters, nprobe=nprobe, rrf_k=rrf_k
-        )
+        """The k best units for a query (see embedstore.search)."""
+        return search_module.search(self, query, k, mode=mode, filters=filters, nprobe=nprobe)
 
     def context(
         self,
@@ -201,9 +205,9 @@ class Collection:
         return pack_context(query, hits, max_tokens, self.encoder.count_tokens)
 
     def stats(self) -> CollectionStats:
-        files, chunks = db.counts(self.conn)
+        files, units, chunks = db.counts(self.conn)
         size = sum(p.stat().st_size for p in self.path.iterdir() if p.is_file())
-        return CollectionStats(self.name, files, chunks, size, self.manifest)
+        return CollectionStats(self.name, files, units, chunks, size, self.manifest)
 
     def close(self) -> None:
         self.conn.close()
@@ -226,12 +230,12 @@ class Collection:
 
     def _repair(self, gen: int) -> VectorIndex:
         """Rebuild a stale index; persist it unless a writer holds the lock."""
-        n_chunks = db.counts(self.conn)[1]
-        index = self._build_from_db(choose_kind(self.manifest.index_kind, n_chunks))
+        n_units = db.counts(self.conn)[1]
+        index = self._build_from_db(choose_kind(self.manifest.index_kind, n_units))
         try:
             with self.writing():
                 if db.generation(self.conn) == gen:
-                    self._persist_index(index, gen, n_chunks)
+                    self._persist_index(index, gen, n_units)
         except CollectionLockedError:
             pass  # the writer will save its own, newer index
         return index

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from embedstore.errors import OutdatedCollectionError
+
+SCHEMA_VERSION = 2  # PRAGMA user_version; 0 with a chunks table = format 1 (embedstore 0.1)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- A file of an indexed folder (doc_id NULL) or a document pushed by id.
@@ -31,30 +34,47 @@ CREATE TABLE IF NOT EXISTS files (
     metadata TEXT,
     content TEXT
 );
--- AUTOINCREMENT: a chunk id is also its FAISS id, so ids are never reused.
-CREATE TABLE IF NOT EXISTS chunks (
+-- What search returns: a definition (function, method, class), a section or a
+-- window, whole. AUTOINCREMENT: a unit id is also its FAISS id, never reused.
+-- Its vector is derived from its chunks' vectors (embedstore.units).
+CREATE TABLE IF NOT EXISTS units (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
     start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     kind TEXT NOT NULL,
     symbol TEXT,
+    text TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
+-- What the encoder sees: a unit whole, or the pieces of one over the token budget.
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    unit_id INTEGER NOT NULL REFERENCES units(id) ON DELETE CASCADE,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
     context TEXT NOT NULL,
     text TEXT NOT NULL,
     text_hash TEXT NOT NULL,
     vector BLOB NOT NULL
 );
-CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE INDEX IF NOT EXISTS chunks_unit ON chunks(unit_id);
 CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 CREATE TABLE IF NOT EXISTS pending_vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
--- Lexical index: rowid = chunk id; code-aware terms (embedstore.lexical) of the
--- chunk's symbol and of its whole text; identifiers with underscores stay one token.
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
-    USING fts5(symbol_terms, terms, tokenize="unicode61 tokenchars '_'");
+-- Lexical index: rowid = unit id; code-aware terms (embedstore.lexical) of the
+-- unit's own name, of its enclosing class or module, and of its whole text.
+CREATE VIRTUAL TABLE IF NOT EXISTS units_fts
+    USING fts5(name_terms, owner_terms, terms, tokenize="unicode61 tokenchars '_'");
 """
 
 VECTOR_DTYPE = np.float16
-SYMBOL_WEIGHT = 10.0
+# BM25 column weights: a match in the unit's own name beats one in its body, so
+# the definition of `data_file_path` outranks the lines that merely call it; the
+# enclosing class counts less, so "base url" does not find every BaseClient method.
+NAME_WEIGHT = 10.0
+OWNER_WEIGHT = 2.0
+TEXT_WEIGHT = 1.0
 
 
 @dataclass(frozen=True)
@@ -72,13 +92,22 @@ class FileRecord:
 class NewChunk:
     start_line: int
     end_line: int
-    kind: str
-    symbol: str | None
     context: str
     text: str
     text_hash: str
-    symbol_terms: str  # lexical terms of the symbol the chunk defines
-    terms: str  # lexical terms of its whole text
+
+
+@dataclass(frozen=True)
+class NewUnit:
+    start_line: int
+    end_line: int
+    kind: str
+    symbol: str | None
+    text: str
+    chunks: list[NewChunk]
+    name_terms: str  # lexical terms of the unit's own name
+    owner_terms: str  # ... of its enclosing class (or module)
+    terms: str  # ... of its path, context and whole text
 
 
 @dataclass(frozen=True)
@@ -87,14 +116,14 @@ class NewFile:
     language: str
     sha256: str
     size: int
-    chunks: list[NewChunk]
+    units: list[NewUnit]
     doc_id: str | None = None
     metadata: str | None = None  # JSON
     content: str | None = None  # a document's whole text, for get-by-id
 
 
 @dataclass(frozen=True)
-class ChunkRow:
+class UnitRow:
     id: int
     path: str
     language: str
@@ -106,13 +135,40 @@ class ChunkRow:
     doc_id: str | None
 
 
+@dataclass(frozen=True)
+class PieceRow:
+    """A chunk of a unit: where it is and its vector, to tell which piece matched."""
+
+    unit_id: int
+    start_line: int
+    end_line: int
+    text: str
+    vector: bytes
+
+
 def connect(path: Path) -> sqlite3.Connection:
-    """Open (and create) the database in WAL mode: readers never block the writer."""
+    """Open (and create) the database in WAL mode: readers never block the writer.
+
+    Raises OutdatedCollectionError for a database of an older format, which
+    would otherwise get this format's tables beside its own.
+    """
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    has_chunks = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'"
+    ).fetchone()
+    if version < SCHEMA_VERSION and has_chunks:
+        conn.close()
+        raise OutdatedCollectionError(
+            f"{path.parent.name!r} was built by an older embedstore (format {version or 1}, "
+            f"now {SCHEMA_VERSION}): re-index it with `embedstore index PATH --name "
+            f"{path.parent.name} --rebuild`"
+        )
     conn.executescript(SCHEMA)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
 
 
@@ -217,19 +273,29 @@ def apply_changes(
     remove_paths: Sequence[str],
     add_files: Sequence[NewFile],
     vectors: dict[str, bytes],
+    unit_vectors: Sequence[bytes],
     wipe: bool = False,
     meta: dict[str, str] | None = None,
 ) -> tuple[list[int], list[int]]:
-    """Swap in a run's result atomically; returns (removed chunk ids, added chunk ids)."""
+    """Swap in a run's result atomically; returns (removed unit ids, added unit ids).
+
+    ``vectors`` holds every chunk's vector by text hash; ``unit_vectors`` one
+    vector per unit of ``add_files``, in order.
+    """
+    units = [u for f in add_files for u in f.units]
+    if len(unit_vectors) != len(units):
+        raise ValueError(f"{len(unit_vectors)} unit vectors for {len(units)} units")
+    unit_blobs = iter(unit_vectors)
     with transaction(conn):
         if wipe:
-            removed = [r[0] for r in conn.execute("SELECT id FROM chunks")]
+            removed = [r[0] for r in conn.execute("SELECT id FROM units")]
             conn.execute("DELETE FROM chunks")
+            conn.execute("DELETE FROM units")
             conn.execute("DELETE FROM files")
-            conn.execute("DELETE FROM chunks_fts")
+            conn.execute("DELETE FROM units_fts")
         else:
             removed = _delete_files(conn, remove_paths)
-            conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in removed])
+            conn.executemany("DELETE FROM units_fts WHERE rowid = ?", [(i,) for i in removed])
         added: list[int] = []
         for f in add_files:
             cur = conn.execute(
@@ -238,19 +304,26 @@ def apply_changes(
                 (f.path, f.language, f.sha256, f.size, f.doc_id, f.metadata, f.content),
             )
             file_id = cur.lastrowid
-            for c in f.chunks:
+            for u in f.units:
                 cur = conn.execute(
-                    "INSERT INTO chunks(file_id, start_line, end_line, kind, symbol, context, "
-                    "text, text_hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (file_id, c.start_line, c.end_line, c.kind, c.symbol, c.context, c.text,
-                     c.text_hash, vectors[c.text_hash]),
+                    "INSERT INTO units(file_id, start_line, end_line, kind, symbol, text, vector) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (file_id, u.start_line, u.end_line, u.kind, u.symbol, u.text,
+                     next(unit_blobs)),
                 )
-                chunk_id = int(cur.lastrowid or 0)
+                unit_id = int(cur.lastrowid or 0)
+                conn.executemany(
+                    "INSERT INTO chunks(unit_id, start_line, end_line, context, text, text_hash, "
+                    "vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(unit_id, c.start_line, c.end_line, c.context, c.text, c.text_hash,
+                      vectors[c.text_hash]) for c in u.chunks],
+                )
                 conn.execute(
-                    "INSERT INTO chunks_fts(rowid, symbol_terms, terms) VALUES (?, ?, ?)",
-                    (chunk_id, c.symbol_terms, c.terms),
+                    "INSERT INTO units_fts(rowid, name_terms, owner_terms, terms) "
+                    "VALUES (?, ?, ?, ?)",
+                    (unit_id, u.name_terms, u.owner_terms, u.terms),
                 )
-                added.append(chunk_id)
+                added.append(unit_id)
         conn.execute("DELETE FROM pending_vectors")
         for key, value in (meta or {}).items():
             set_meta(conn, key, value)
@@ -262,7 +335,7 @@ def _delete_files(conn: sqlite3.Connection, paths: Sequence[str]) -> list[int]:
     removed: list[int] = []
     for path in paths:
         ids = conn.execute(
-            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?", (path,)
+            "SELECT u.id FROM units u JOIN files f ON f.id = u.file_id WHERE f.path = ?", (path,)
         )
         removed.extend(r[0] for r in ids)
         conn.execute("DELETE FROM files WHERE path = ?", (path,))
@@ -270,38 +343,75 @@ def _delete_files(conn: sqlite3.Connection, paths: Sequence[str]) -> list[int]:
 
 
 def all_vectors(conn: sqlite3.Connection, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every chunk's (ids int64 (n,), vectors float32 (n, dim)): rebuilds the FAISS index."""
-    rows = conn.execute("SELECT id, vector FROM chunks ORDER BY id").fetchall()
+    """Every unit's (ids int64 (n,), vectors float32 (n, dim)): rebuilds the FAISS index."""
+    rows = conn.execute("SELECT id, vector FROM units ORDER BY id").fetchall()
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     return ids, from_blobs([r[1] for r in rows], dim)
 
 
 def vectors_for(conn: sqlite3.Connection, ids: np.ndarray, dim: int) -> np.ndarray:
-    """Vectors of the given chunk ids in that order: the refine step's lookup."""
+    """Vectors of the given unit ids in that order: the refine step's lookup."""
     id_list = [int(i) for i in ids]
     rows = dict(conn.execute(
-        "SELECT id, vector FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        "SELECT id, vector FROM units WHERE id IN (SELECT value FROM json_each(?))",
         (json.dumps(id_list),),
     ))
     return from_blobs([rows[i] for i in id_list], dim)
 
 
-def chunk_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, ChunkRow]:
+def unit_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, UnitRow]:
     if not ids:
         return {}
     rows = conn.execute(
-        "SELECT c.id, f.path, f.language, c.start_line, c.end_line, c.kind, c.symbol, c.text, "
-        "f.doc_id FROM chunks c JOIN files f ON f.id = c.file_id "
-        "WHERE c.id IN (SELECT value FROM json_each(?))",
+        "SELECT u.id, f.path, f.language, u.start_line, u.end_line, u.kind, u.symbol, u.text, "
+        "f.doc_id FROM units u JOIN files f ON f.id = u.file_id "
+        "WHERE u.id IN (SELECT value FROM json_each(?))",
         (json.dumps([int(i) for i in ids]),),
     )
-    return {r[0]: ChunkRow(*r) for r in rows}
+    return {r[0]: UnitRow(*r) for r in rows}
 
 
-def counts(conn: sqlite3.Connection) -> tuple[int, int]:
-    files = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
-    chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-    return int(files), int(chunks)
+def split_unit_pieces(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[PieceRow]]:
+    """The chunks of those units that have more than one, in line order."""
+    rows = conn.execute(
+        "SELECT unit_id, start_line, end_line, text, vector FROM chunks "
+        "WHERE unit_id IN (SELECT value FROM json_each(?)) ORDER BY unit_id, start_line, id",
+        (json.dumps([int(i) for i in ids]),),
+    )
+    pieces: dict[int, list[PieceRow]] = {}
+    for row in rows:
+        pieces.setdefault(row[0], []).append(PieceRow(*row))
+    return {unit_id: found for unit_id, found in pieces.items() if len(found) > 1}
+
+
+def pieces_at(conn: sqlite3.Connection, path: str, line: int) -> int:
+    """How many chunks the unit holding ``line`` of ``path`` was cut into (0: no unit there)."""
+    row = conn.execute(
+        "SELECT COUNT(c.id) FROM units u JOIN files f ON f.id = u.file_id "
+        "JOIN chunks c ON c.unit_id = u.id "
+        "WHERE f.path = ? AND u.start_line <= ? AND u.end_line >= ? GROUP BY u.id",
+        (path, line, line),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def whole_unit_rows(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, str, str, bytes, int]]:
+    """(id, path, start, end, first chunk's context, text, vector, chunk count) of every unit."""
+    return conn.execute(
+        "SELECT u.id, f.path, u.start_line, u.end_line, "
+        "(SELECT context FROM chunks c WHERE c.unit_id = u.id ORDER BY c.start_line, c.id LIMIT 1), "
+        "u.text, u.vector, (SELECT COUNT(*) FROM chunks c WHERE c.unit_id = u.id) "
+        "FROM units u JOIN files f ON f.id = u.file_id ORDER BY u.id"
+    ).fetchall()
+
+
+def counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """(files, units, chunks)."""
+    files, units, chunks = (
+        int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+        for table in ("files", "units", "chunks")
+    )
+    return files, units, chunks
 
 
 def file_filter_rows(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
@@ -311,10 +421,10 @@ def file_filter_rows(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
     )]
 
 
-def chunk_ids_of_files(conn: sqlite3.Connection, file_ids: Sequence[int]) -> np.ndarray:
-    """int64 (n,) ids of the chunks of these files."""
+def unit_ids_of_files(conn: sqlite3.Connection, file_ids: Sequence[int]) -> np.ndarray:
+    """int64 (n,) ids of the units of these files."""
     rows = conn.execute(
-        "SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))",
+        "SELECT id FROM units WHERE file_id IN (SELECT value FROM json_each(?))",
         (json.dumps(list(file_ids)),),
     )
     return np.array([r[0] for r in rows], dtype=np.int64)
@@ -323,21 +433,19 @@ def chunk_ids_of_files(conn: sqlite3.Connection, file_ids: Sequence[int]) -> np.
 def lexical_search(
     conn: sqlite3.Connection, match: str, limit: int, file_ids: Sequence[int] | None = None
 ) -> list[tuple[int, float]]:
-    """(chunk id, BM25 score, higher is better) for an FTS5 MATCH expression, best first."""
+    """(unit id, BM25 score, higher is better) for an FTS5 MATCH expression, best first."""
     where = "" if file_ids is None else (
-        " AND c.file_id IN (SELECT value FROM json_each(?))"
+        " AND u.file_id IN (SELECT value FROM json_each(?))"
     )
     params: list[object] = [match]
     if file_ids is not None:
         params.append(json.dumps(list(file_ids)))
     params.append(limit)
     # FTS5's bm25() is lower-is-better; negated so every score here grows with relevance.
-    # A match in the defined symbol's name counts SYMBOL_WEIGHT times a match in the text,
-    # so the definition of `data_file_path` beats the lines that merely call it.
-    bm25 = f"bm25(chunks_fts, {SYMBOL_WEIGHT}, 1.0)"
+    bm25 = f"bm25(units_fts, {NAME_WEIGHT}, {OWNER_WEIGHT}, {TEXT_WEIGHT})"
     rows = conn.execute(
-        f"SELECT c.id, -{bm25} FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-        f"WHERE chunks_fts MATCH ?{where} ORDER BY {bm25} LIMIT ?",
+        f"SELECT u.id, -{bm25} FROM units_fts JOIN units u ON u.id = units_fts.rowid "
+        f"WHERE units_fts MATCH ?{where} ORDER BY {bm25}, u.id LIMIT ?",
         params,
     )
     return [(int(r[0]), float(r[1])) for r in rows]

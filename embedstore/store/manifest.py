@@ -7,8 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from embedstore.errors import CorruptCollectionError
-
-FORMAT_VERSION = 1
+from embedstore.store.db import SCHEMA_VERSION as FORMAT_VERSION
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import platformdirs
 
 from embedstore.errors import CollectionExistsError, CollectionNotFoundError, UserInputError
 from embedstore.store import db
-from embedstore.store.collection import DB_FILE, Collection
+from embedstore.store.collection import DB_FILE, Collection, write_lock
 from embedstore.store.manifest import Manifest
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -81,11 +81,13 @@ class Store:
 
     def delete(self, name: str) -> None:
         """Remove a collection; refused while another process writes to it."""
-        collection = self.open(name)
-        with collection.writing():
-            collection.close()
+        path = self.root / check_name(name)
+        if not self.exists(name):
+            raise CollectionNotFoundError(f"no collection named {name!r} in {self.root}")
+        # The lock alone, not an open collection: one of an older format must be deletable.
+        with write_lock(path):
             # Renamed first so that a crash mid-delete never leaves a half collection
             # that still looks valid.
             doomed = self.root / f".deleting-{name}-{os.getpid()}"
-            os.replace(collection.path, doomed)
+            os.replace(path, doomed)
         shutil.rmtree(doomed, ignore_errors=True)

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import sysconfig
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from embedstore.indexing import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.api.server import Server, running_server
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -36,24 +42,58 @@ def page_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield srv
 
 
-def test_query_shows_the_function_with_its_location(page_server: Server, tmp_path: Path) -> None:
+@contextmanager
+def searched(server: Server, query: str, mode: str) -> Iterator[Page]:
+    """A browser page that has run one search and shows its results."""
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page()
-        page.goto(page_server.url + "/")
+        page.goto(server.url + "/")
         expect(page.locator("#collection option")).to_have_count(1)
-        page.fill("#query", "split a string using shell-like syntax")
-        page.check("input[name=mode][value=hybrid]")
+        page.fill("#query", query)
+        page.check(f"input[name=mode][value={mode}]")
         page.click("button[type=submit]")
-        first = page.locator(".hit").first
-        expect(first).to_be_visible()
+        expect(page.locator(".hit").first).to_be_visible()
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+def test_query_shows_the_function_with_its_location(page_server: Server, tmp_path: Path) -> None:
+    with searched(page_server, "split a string using shell-like syntax", "hybrid") as page:
         locations = page.locator(".hit .location").all_inner_texts()
         codes = page.locator(".hit .code").all_inner_texts()
         page.screenshot(path=str(tmp_path / "search-page.png"), full_page=True)
-        browser.close()
     hits = [(loc, code) for loc, code in zip(locations[:3], codes[:3], strict=True)
             if "shlex.py:" in loc and "def split(" in code]
     assert hits, locations
     assert (tmp_path / "search-page.png").stat().st_size > 10_000
+
+
+def test_a_long_function_shows_its_range_its_head_and_how_many_lines_are_folded(
+    page_server: Server,
+) -> None:
+    from playwright.sync_api import expect
+
+    with searched(page_server, "read_token", "lexical") as page:
+        hit = page.locator(".hit", has=page.locator(".meta", has_text="read_token")).first
+        location = hit.locator(".location").inner_text()
+        found = re.fullmatch(r"\d+\. shlex\.py:(\d+)-(\d+)", location)
+        assert found, location
+        start, end = int(found[1]), int(found[2])
+        total = end - start + 1
+        assert total > 100  # the whole method, not a piece of it
+        visible = hit.locator(".line:visible")
+        shown = visible.count()
+        assert 12 <= shown < total
+        assert "def read_token(" in visible.first.inner_text()
+        assert visible.first.locator(".linenos").inner_text().strip() == str(start)
+        more = hit.locator("button.more")
+        expect(more).to_have_text(f"… {total - shown} more lines")
+        assert hit.locator(".line.match").count() > 0  # the matched piece is marked
+        more.click()
+        expect(hit.locator(".line:visible")).to_have_count(total)
+        expect(more).to_have_text("show less")

@@ -95,7 +95,10 @@ def test_context_fits_the_budget_with_headers(indexed: tuple[Path, dict]) -> Non
     payload = json.loads(result.stdout)
     assert 0 < payload["tokens"] <= 300
     first = payload["blocks"][0]
-    assert payload["text"].startswith(f"{first['path']}:{first['start_line']}-{first['end_line']}")
+    ranges = first["ranges"]
+    where = ",".join(f"{a}-{b}" for a, b in ranges)
+    assert payload["text"].startswith(f"{first['path']}:{where}\n")
+    assert (first["start_line"], first["end_line"]) == (ranges[0][0], ranges[-1][1])
     assert any(b["path"] == "shlex.py" for b in payload["blocks"])
 
 

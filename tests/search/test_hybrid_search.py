@@ -33,12 +33,12 @@ def store(tmp_path: Path, fake_encoder: FakeEncoder) -> Store:
 
 def fts_rows(store: Store) -> set[int]:
     with sqlite3.connect(store.root / "repo" / "meta.sqlite") as conn:
-        return {r[0] for r in conn.execute("SELECT rowid FROM chunks_fts")}
+        return {r[0] for r in conn.execute("SELECT rowid FROM units_fts")}
 
 
-def chunk_ids(store: Store) -> set[int]:
+def unit_ids(store: Store) -> set[int]:
     with sqlite3.connect(store.root / "repo" / "meta.sqlite") as conn:
-        return {r[0] for r in conn.execute("SELECT id FROM chunks")}
+        return {r[0] for r in conn.execute("SELECT id FROM units")}
 
 
 def test_exact_identifier_is_found_lexically(store: Store) -> None:
@@ -61,11 +61,11 @@ def test_hybrid_marks_which_side_found_each_hit(store: Store) -> None:
 
 def test_fts_follows_update_and_delete(store: Store, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    assert fts_rows(store) == chunk_ids(store)
+    assert fts_rows(store) == unit_ids(store)
     (repo / "server" / "paths.py").write_text("def config_dir():\n    return HOME\n")
     (repo / "server" / "http.py").unlink()
     index_folder(store, repo, IndexOptions(name="repo", encoder=FAKE_SPEC))
-    assert fts_rows(store) == chunk_ids(store)
+    assert fts_rows(store) == unit_ids(store)
     collection = store.open("repo")
     assert collection.search("serve_forever", k=5, mode="lexical") == []
     assert [h.path for h in collection.search("config_dir", k=1, mode="lexical")] == [

@@ -1,6 +1,15 @@
 from __future__ import annotations
 
-from embedstore.lexical import code_terms, fts_query, looks_like_code, split_identifier
+import pytest
+
+from embedstore.lexical import (
+    code_terms,
+    fold_plural,
+    fts_query,
+    index_terms,
+    looks_like_code,
+    split_identifier,
+)
 
 
 def test_snake_case_is_kept_whole_and_split() -> None:
@@ -23,7 +32,7 @@ def test_dunder_names_and_punctuation() -> None:
 
 
 def test_query_quotes_operators_and_dedups() -> None:
-    assert fts_query("read AND read_file") == '"read" OR "and" OR "read_file" OR "file"'
+    assert fts_query("read AND read_file") == '"read" OR "read_file" OR "file"'
     assert fts_query("!!! ...") is None
 
 
@@ -32,3 +41,24 @@ def test_code_like_queries_are_recognised() -> None:
         assert looks_like_code(query), query
     for query in ("get server data file path", "Parse the config file.", "HTTP server"):
         assert not looks_like_code(query), query
+
+
+def test_stop_words_and_keywords_are_dropped_from_index_and_query() -> None:
+    assert index_terms("if the url is not None: return self.base_url") == [
+        "url", "base_url", "base", "url"
+    ]
+    assert fts_query("with the and if return") is None
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"),
+    [("urls", "url"), ("entries", "entry"), ("classes", "class"), ("indexes", "index"),
+     ("matches", "match"), ("caches", "cache"), ("files", "file"), ("keys", "key")],
+)
+def test_plurals_fold_to_the_singular(plural: str, singular: str) -> None:
+    assert fold_plural(plural) == fold_plural(singular) == singular
+
+
+@pytest.mark.parametrize("word", ["status", "process", "analysis", "alias", "bus", "ids"])
+def test_words_that_only_look_plural_are_kept(word: str) -> None:
+    assert fold_plural(word) == word

@@ -56,7 +56,7 @@ def top_path(store: Store, query: str) -> str:
 def test_first_run_indexes_everything(repo: Path, fake_encoder: FakeEncoder) -> None:
     store = Store()
     report = run(store, repo)
-    assert report.files_new == 3 and report.chunks_total == report.chunks_added >= 3
+    assert report.files_new == 3 and report.units_total == report.units_added >= 3
     assert report.chunks_encoded == len(fake_encoder.encoded)
     assert top_path(store, "parse config merge defaults") == "config.py"
     assert top_path(store, "download web page http") == "net/client.py"
@@ -68,13 +68,13 @@ def test_unchanged_rerun_encodes_nothing(repo: Path, fake_encoder: FakeEncoder) 
     fake_encoder.encoded.clear()
     report = run(store, repo)
     assert fake_encoder.encoded == []
-    assert report.nothing_changed and report.chunks_encoded == 0 and report.chunks_added == 0
+    assert report.nothing_changed and report.chunks_encoded == 0 and report.units_added == 0
 
 
 def test_editing_one_file_re_encodes_only_its_chunks(repo: Path, fake_encoder: FakeEncoder) -> None:
     store = Store()
     run(store, repo)
-    before = {r.path: r.chunk_id for r in store.open("repo").search("mean numbers http", k=10)}
+    before = {r.path: r.id for r in store.open("repo").search("mean numbers http", k=10)}
     fake_encoder.encoded.clear()
     (repo / "config.py").write_text(FILES["config.py"] + "\n\ndef save_config(path, data):\n"
                                     "    \"\"\"Write settings back to disk.\"\"\"\n")
@@ -82,7 +82,7 @@ def test_editing_one_file_re_encodes_only_its_chunks(repo: Path, fake_encoder: F
     assert report.files_changed == 1 and report.files_unchanged == 2
     assert fake_encoder.encoded, "the changed file must be re-encoded"
     assert all(text.startswith("config.py\n") for text in fake_encoder.encoded)
-    after = {r.path: r.chunk_id for r in store.open("repo").search("mean numbers http", k=10)}
+    after = {r.path: r.id for r in store.open("repo").search("mean numbers http", k=10)}
     assert after["math_utils.py"] == before["math_utils.py"]
     assert top_path(store, "write settings back to disk") == "config.py"
 
@@ -92,7 +92,7 @@ def test_deleted_file_disappears(repo: Path, fake_encoder: FakeEncoder) -> None:
     run(store, repo)
     (repo / "net" / "client.py").unlink()
     report = run(store, repo)
-    assert report.files_deleted == 1 and report.chunks_removed >= 1
+    assert report.files_deleted == 1 and report.units_removed >= 1
     paths = {r.path for r in store.open("repo").search("download web page http", k=10)}
     assert "net/client.py" not in paths
     assert store.open("repo").stats().files == 2

@@ -1,0 +1,54 @@
+"""The baseline every retrieval change is measured against: one vector per whole definition.
+
+No splitting, no BM25, no fusion: each unit (function, method, class, gap) is
+encoded whole, exactly as the indexer would embed it were there no token
+budget (the encoder truncates what is longer), and ranked by cosine, exact.
+This is what simple tools do; a gain of embedstore's default has to be a gain
+over this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from embedstore.evaluation.dataset import EvalQuery
+from embedstore.evaluation.metrics import CUTOFF
+from embedstore.store import db
+
+if TYPE_CHECKING:
+    from embedstore.store.collection import Collection
+
+
+def whole_definition_ranks(
+    collection: Collection, queries: Sequence[EvalQuery], *, strict: bool
+) -> tuple[list[int | None], list[str]]:
+    """Per query: the rank of its function among whole-definition vectors, and the first hit."""
+    manifest = collection.manifest
+    encoder = collection.encoder
+    rows = db.whole_unit_rows(collection.conn)
+    vectors = db.from_blobs([r[6] for r in rows], manifest.dim)  # (u, d)
+    split = [i for i, r in enumerate(rows) if r[7] > 1]
+    if split:
+        texts = [
+            f"{rows[i][1]}\n{rows[i][4]}\n{rows[i][5]}" if manifest.embed_header else rows[i][5]
+            for i in split
+        ]
+        vectors[split] = encoder.encode(texts)  # (len(split), d)
+    query_vectors = encoder.encode([q.query for q in queries], kind="query")  # (q, d)
+    scores = query_vectors @ vectors.T  # (q, u)
+    ranks: list[int | None] = []
+    firsts: list[str] = []
+    for q, row_scores in zip(queries, scores, strict=True):
+        best = np.argsort(-row_scores, kind="stable")[:CUTOFF]
+        first, last = (q.def_line, q.def_line) if strict else (q.start_line, q.end_line)
+        ranks.append(next(
+            (rank for rank, i in enumerate(best, start=1)
+             if rows[i][1] == q.path and rows[i][2] <= last and rows[i][3] >= first),
+            None,
+        ))
+        top = rows[best[0]]
+        firsts.append(f"{top[1]}:{top[2]}-{top[3]}")
+    return ranks, firsts

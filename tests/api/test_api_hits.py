@@ -1,0 +1,77 @@
+"""What the API reports of a hit, a collection and a context (TestClient, fake encoder)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from embedstore.api.app import create_app
+from embedstore.api.settings import ServerSettings
+from tests.fakes import FAKE_SPEC, FakeEncoder
+
+QUERY = "accumulate step 97"
+SOURCE = "\n".join([
+    "def accumulate(values):",
+    "    total = 0",
+    *[f"    total += values[{i}] * {i}  # accumulate step {i}" for i in range(120)],
+    "    return total",
+    "",
+    "",
+    "def other():",
+    "    return 'nothing to see'",
+])
+TOTAL = 123  # lines of accumulate()
+
+
+@pytest.fixture
+def client(tmp_path: Path, fake_encoder: FakeEncoder) -> Iterator[TestClient]:
+    settings = ServerSettings(store=tmp_path / "store", preload_model=False)
+    with TestClient(create_app(settings)) as c:
+        created = c.post("/v1/collections", json={"name": "c", "encoder": FAKE_SPEC})
+        assert created.status_code == 201, created.text
+        up = c.post("/v1/collections/c/documents", json={"documents": [
+            {"id": "m", "text": SOURCE, "path": "m.py"},
+        ]})
+        assert up.status_code == 200, up.text
+        yield c
+
+
+def test_a_hit_is_the_whole_definition_with_its_matched_piece(client: TestClient) -> None:
+    body = client.post("/v1/collections/c/search",
+                       json={"query": QUERY, "k": 2, "highlight": True}).json()
+    top = body["results"][0]
+    assert (top["path"], top["start_line"], top["end_line"]) == ("m.py", 1, TOTAL)
+    assert (top["kind"], top["symbol"], top["document_id"]) == ("function", "accumulate", "m")
+    assert 1 < top["match_start_line"] <= top["match_end_line"] < TOTAL
+    assert top["text"] == "\n".join(SOURCE.splitlines()[:TOTAL])
+    assert len({h["id"] for h in body["results"]}) == len(body["results"])  # one per unit
+
+    line = r'<span class="line([^"]*)"><span class="linenos"> *(\d+)</span>'
+    lines = re.findall(line, top["html"])
+    assert [int(n) for _, n in lines] == list(range(1, TOTAL + 1))
+    matched = [int(n) for classes, n in lines if "match" in classes.split()]
+    assert matched == list(range(top["match_start_line"], top["match_end_line"] + 1))
+    shown = [int(n) for classes, n in lines if "folded" not in classes.split()]
+    assert shown[:12] == list(range(1, 13)) and top["match_start_line"] in shown
+    assert len(shown) < TOTAL
+
+
+def test_collections_and_metrics_count_units_beside_chunks(client: TestClient) -> None:
+    info = client.get("/v1/collections/c").json()
+    assert info["units"] == 2 and info["chunks"] > info["units"]  # accumulate() was split
+    assert [c["units"] for c in client.get("/v1/collections").json()] == [2]
+    metrics = client.get("/metrics").text
+    assert 'embedstore_collection_units{collection="c"} 2.0' in metrics
+
+
+def test_context_blocks_say_which_lines_they_hold(client: TestClient) -> None:
+    body = client.post("/v1/collections/c/context",
+                       json={"query": QUERY, "max_tokens": 150}).json()
+    first = body["blocks"][0]
+    assert first["ranges"][0] == [1, 1] and len(first["ranges"]) == 2  # signature, piece
+    where = ",".join(f"{a}-{b}" for a, b in first["ranges"])
+    assert body["text"].startswith(f"m.py:{where}\n") and body["tokens"] <= 150
