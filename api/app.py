@@ -15,6 +15,7 @@ from embedstore.api.errors import install_error_handlers
 from embedstore.api.jobs import JobManager
 from embedstore.api.limits import BodySizeLimit
 from embedstore.api.metrics import Metrics
+from embedstore.api.openapi import ERROR_RESPONSES, install_openapi
 from embedstore.api.routes import collections, documents, embeddings, jobs, search, system
 from embedstore.api.settings import ServerSettings
 from embedstore.api.state import AppState, CollectionCache
@@ -57,8 +58,9 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
     guarded = [Depends(require_api_key)]
     for router in (collections.router, documents.router, search.router, jobs.router,
                    embeddings.router):
-        app.include_router(router, dependencies=guarded)
+        app.include_router(router, dependencies=guarded, responses=ERROR_RESPONSES)
     app.include_router(system.router)
+    install_openapi(app, config)
     app.mount("/static", StaticFiles(directory=system.STATIC), name="static")
     return app
 

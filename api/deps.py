@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from embedstore.api.state import AppState
@@ -21,8 +21,10 @@ def get_state(request: Request) -> AppState:
 StateDep = Annotated[AppState, Depends(get_state)]
 
 
-async def get_collection(name: str, state: StateDep) -> Collection:
-    return await run_in_threadpool(state.collections.get, name)
+def get_collection(name: str, state: StateDep) -> Iterator[Collection]:
+    """The collection, kept open until the response is done (a DELETE waits for it)."""
+    with state.collections.lease(name) as collection:
+        yield collection
 
 
 CollectionDep = Annotated[Collection, Depends(get_collection)]

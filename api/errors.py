@@ -14,9 +14,11 @@ from embedstore.errors import (
     CollectionExistsError,
     CollectionLockedError,
     CollectionNotFoundError,
+    DocumentConflictError,
     EmbedstoreError,
     EncoderLoadError,
     EncoderMismatchError,
+    OutdatedCollectionError,
     UserInputError,
 )
 
@@ -26,8 +28,10 @@ log = logging.getLogger("embedstore.api")
 _STATUS: list[tuple[type[Exception], int, str]] = [
     (CollectionNotFoundError, 404, "not_found"),
     (CollectionExistsError, 409, "conflict"),
+    (DocumentConflictError, 409, "conflict"),
     (EncoderMismatchError, 409, "encoder_mismatch"),
     (CollectionLockedError, 409, "locked"),
+    (OutdatedCollectionError, 409, "outdated"),
     (UserInputError, 400, "bad_request"),
     (EncoderLoadError, 400, "bad_encoder"),
     (ValueError, 422, "invalid"),

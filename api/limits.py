@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from embedstore.api.errors import error_response
 
+# After an oversized body the server reads (and drops) up to this many more
+# bytes before it answers: a client still sending would otherwise see its
+# connection reset instead of the 413. Past it, the connection is closed.
+DRAIN_LIMIT_BYTES = 64 * 1024 * 1024
+
 
 class BodySizeLimit:
-    """Answers 413 as soon as a body exceeds ``max_bytes``, declared or streamed."""
+    """Answers 413 to a body over ``max_bytes``, declared (Content-Length) or streamed (chunked).
+
+    The body is read here, up to the limit, and handed on whole: FastAPI
+    reads all of a JSON body before parsing it anyway.
+    """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
-
-    def _message(self) -> str:
-        return f"request body is over the limit of {self.max_bytes:,} bytes"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -24,17 +29,41 @@ class BodySizeLimit:
             return
         declared = dict(scope.get("headers", [])).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await error_response(413, "too_large", self._message())(scope, receive, send)
+            await self._refuse(receive, scope, send)
             return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
+        body, more = bytearray(), True
+        while more:
             message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.max_bytes:
-                # An HTTPException, so FastAPI's body reader passes it on as it is.
-                raise HTTPException(413, self._message())
-            return message
+            if message["type"] != "http.request":  # the client left
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.max_bytes:
+                await self._refuse(receive, scope, send, more)
+                return
+        await self.app(scope, _replay(bytes(body), receive), send)
 
-        await self.app(scope, limited, send)
+    async def _refuse(self, receive: Receive, scope: Scope, send: Send, more: bool = True) -> None:
+        drained = 0
+        while more and drained < DRAIN_LIMIT_BYTES:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            drained += len(message.get("body", b""))
+            more = message.get("more_body", False)
+        reason = f"request body is over the limit of {self.max_bytes:,} bytes"
+        await error_response(413, "too_large", reason)(scope, receive, send)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body in one message, then whatever the server says next (a disconnect)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay

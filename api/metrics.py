@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from fastapi import Request, Response
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from embedstore.store.store import Store
+from embedstore.api.collection_cache import CollectionCache
 
 
 class Metrics:
@@ -41,16 +41,14 @@ class Metrics:
             registry=self.registry,
         )
 
-    def render(self, store: Store) -> Response:
+    def render(self, collections: CollectionCache) -> Response:
         for gauge in (self.units, self.chunks, self.files):
             gauge.clear()
-        for name in store.names():
-            collection = store.open(name)
+        for collection in collections.each():
             stats = collection.stats()
-            collection.close()
-            self.units.labels(name).set(stats.units)
-            self.chunks.labels(name).set(stats.chunks)
-            self.files.labels(name).set(stats.files)
+            self.units.labels(collection.name).set(stats.units)
+            self.chunks.labels(collection.name).set(stats.chunks)
+            self.files.labels(collection.name).set(stats.files)
         return Response(generate_latest(self.registry), media_type="text/plain; version=0.0.4")
 
     async def middleware(

@@ -2,19 +2,58 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from embedstore.documents import MAX_ID_CHARS, MAX_PATH_CHARS, PRINTABLE
 from embedstore.filters import SearchFilters
 
 Mode = Literal["hybrid", "dense", "lexical"]
 IndexKind = Literal["auto", "flat", "ivfpq"]
+NonEmpty = Annotated[str, Field(min_length=1)]
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: JSON's false is not the number 0, nor "0.5" a float.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _readable_back(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Metadata must come back out as it went in: finite numbers, bounded nesting."""
+    stack: list[tuple[object, int]] = [(metadata, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("metadata numbers must be finite (JSON has no NaN or Infinity)")
+        if isinstance(value, dict):
+            children = list(value.values())
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > MAX_METADATA_DEPTH:
+            raise ValueError(f"metadata is nested too deep: at most {MAX_METADATA_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children)
+    return metadata
+
+
+# JSON responses are serialised recursively; deeper values could not be read back.
+MAX_METADATA_DEPTH = 32
+Metadata = Annotated[dict[str, Any], AfterValidator(_readable_back)]
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every error answer: {"error": {"code", "message"}}."""
+
+    error: ErrorDetail
 
 
 class CollectionCreate(Strict):
@@ -40,11 +79,15 @@ class CollectionInfo(BaseModel):
 
 
 class DocumentIn(Strict):
-    id: str = Field(min_length=1, max_length=512)
+    id: str = Field(min_length=1, max_length=MAX_ID_CHARS, pattern=PRINTABLE)
     text: str
-    path: str | None = Field(default=None, max_length=1024)
+    path: str | None = Field(default=None, min_length=1, max_length=MAX_PATH_CHARS,
+                             pattern=PRINTABLE)
     language: str | None = Field(default=None, max_length=32)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: Metadata = Field(
+        default_factory=dict,
+        description=f"Any JSON object: finite numbers, at most {MAX_METADATA_DEPTH} levels deep.",
+    )
 
 
 class DocumentsUpsert(Strict):
@@ -88,7 +131,7 @@ class SearchRequest(Strict):
 
 
 class BatchSearchRequest(Strict):
-    queries: list[str] = Field(min_length=1)
+    queries: list[NonEmpty] = Field(min_length=1)
     k: int = Field(default=10, ge=1)
     mode: Mode = "hybrid"
     filters: Filters = Field(default_factory=Filters)
@@ -160,7 +203,9 @@ class ContextResponse(BaseModel):
 class EmbeddingsRequest(BaseModel):
     """OpenAI's /v1/embeddings request; unknown fields such as `user` are accepted."""
 
-    input: str | list[str]
+    model_config = ConfigDict(strict=True)
+
+    input: NonEmpty | Annotated[list[NonEmpty], Field(min_length=1)]
     model: str | None = None
     encoding_format: Literal["float", "base64"] = "float"
     dimensions: int | None = Field(default=None, ge=1)

@@ -41,7 +41,14 @@ class ServerSettings(BaseSettings):
         return value
 
     def check_exposure(self) -> None:
-        """Refuse to serve beyond loopback without an API key."""
+        """Refuse keys that protect nothing, and serving beyond loopback without a key."""
+        # An empty key would be matched by an empty "Bearer " header from anyone
+        # (`--api-key "$UNSET"` gives one); a key with spaces cannot be sent whole.
+        if any(not key or any(ch.isspace() for ch in key) for key in self.api_keys):
+            raise UserInputError(
+                "an API key must not be empty or contain spaces: check --api-key "
+                "and EMBEDSTORE_API_KEYS"
+            )
         if not self.api_keys and not is_loopback(self.host):
             raise UserInputError(
                 f"refusing to listen on {self.host} without an API key: pass --api-key "

@@ -6,42 +6,15 @@ import threading
 from dataclasses import dataclass, field
 
 from embedstore.api.batcher import DirectEncoder, EncodeBatcher
+from embedstore.api.collection_cache import CollectionCache
 from embedstore.api.jobs import JobManager
 from embedstore.api.metrics import Metrics
 from embedstore.api.settings import ServerSettings
 from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import canonical_spec, load_encoder
-from embedstore.store.collection import Collection
 from embedstore.store.store import Store
 
 Batcher = EncodeBatcher | DirectEncoder
-
-
-class CollectionCache:
-    """One read-only Collection per name, shared by concurrent searches.
-
-    Writers (jobs, document upserts) open their own; readers notice a new
-    database generation and swap in the new index only once it is complete.
-    """
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._open: dict[str, Collection] = {}
-        self._lock = threading.Lock()
-
-    def get(self, name: str) -> Collection:
-        with self._lock:
-            collection = self._open.get(name)
-            if collection is None or not self._store.exists(name):
-                collection = self._store.open(name)  # CollectionNotFoundError -> 404
-                self._open[name] = collection
-            return collection
-
-    def forget(self, name: str) -> None:
-        with self._lock:
-            collection = self._open.pop(name, None)
-        if collection is not None:
-            collection.close()
 
 
 @dataclass
@@ -80,3 +53,4 @@ class AppState:
         for batcher in self._batchers.values():
             await batcher.stop()
         self.jobs.shutdown()
+        self.collections.close()

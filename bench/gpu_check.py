@@ -6,8 +6,9 @@ without them it stops with one line saying what is missing.
 1. Encoding: the same stdlib chunks (40-line windows of ``Lib/*.py`` of the
    Python that runs this) through embedstore's own ``SentenceTransformerEncoder``
    with the default model (found the way ``embedstore.encoders.registry`` finds
-   it, or ``--model-dir``): CPU fp32 on a subset, CUDA fp32 and CUDA fp16 on all;
-   chunks/s each and the cosine of fp16 against fp32 vectors.
+   it, or ``--model-dir``): CPU fp32 on a subset; on CUDA fp32, fp16 weights, and
+   (where embedstore has it) its own fp16 autocast path, on all; chunks/s each and
+   the cosine of each against the CUDA fp32 vectors.
 2. FAISS: the CUDA fp32 vectors, each repeated with fresh Gaussian noise up to
    ``--vectors`` (L2-normalised), indexed with IVF-PQ under the project's own
    parameter rule (``embedstore.indexes.params``): trained and added on CPU
@@ -99,12 +100,29 @@ def point_cublas12_shim_at_cublas13() -> None:
                 return
 
 
+def merge_nvidia_namespace() -> None:
+    """Let faiss-gpu's ``import nvidia.cuda_runtime`` see every sys.path entry's nvidia/ folder.
+
+    Needed where one entry holds the CUDA 12 libraries and another (say, torch's
+    CUDA 13 wheels) an ``nvidia`` package of its own.
+    """
+    try:
+        import nvidia
+    except ImportError:
+        return
+    for site in sys.path:
+        folder = os.path.join(site or ".", "nvidia")
+        if os.path.isdir(os.path.join(folder, "cuda_runtime")) and folder not in nvidia.__path__:
+            nvidia.__path__.append(folder)
+
+
 def import_faiss_and_check_gpu(allow_cpu: bool) -> Any:
     """faiss, after making sure it is a GPU build that sees a GPU (unless ``allow_cpu``)."""
     point_cublas12_shim_at_cublas13()
+    merge_nvidia_namespace()
     try:
         import faiss
-    except ImportError as err:
+    except Exception as err:  # ImportError, or RuntimeError from faiss-gpu's library preload
         fail(f"faiss is not importable ({err}); install faiss-gpu-cu12 (or another GPU build)")
     gpus = int(faiss.get_num_gpus()) if hasattr(faiss, "StandardGpuResources") else 0
     if gpus == 0 and not allow_cpu:
@@ -176,22 +194,59 @@ def model_source(model_dir: str | None) -> tuple[str, str]:
     return bundled[0], bundled[1]
 
 
+class PlainEncoder:
+    """sentence-transformers' own encode, used only where embedstore's encoder fails to load."""
+
+    def __init__(self, torch: Any, source: str, device: str) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(source, device=device)
+        self._model.eval()
+        self.device = device
+        self.max_tokens = int(self._model.max_seq_length or 0)
+        self._token_model = self._model
+        self._after_pool = torch.nn.Sequential()
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        return [len(ids) for ids in self._model.tokenizer(texts)["input_ids"]]
+
+    def encode(self, texts: list[str], *, batch_size: int = 32) -> np.ndarray:
+        vectors = self._model.encode(
+            texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+ENCODER_NOTES: list[str] = []
+
+
 def load_encoder(torch: Any, source: str, device: str, weights: Any, precision: str) -> Any:
     """embedstore's encoder of the default model on ``device`` with ``weights`` dtype.
 
     ``precision`` is what EMBEDSTORE_PRECISION asks of an embedstore that has
-    reduced-precision (autocast) encoding; older ones ignore it.
+    reduced-precision (autocast) encoding; older ones ignore it. Falls back to
+    plain sentence-transformers (noted in the report) if embedstore's fails.
     """
     from embedstore.encoders.registry import DEFAULT_ENCODER
     from embedstore.encoders.sentence_transformer import SentenceTransformerEncoder
 
     previous = os.environ.get("EMBEDSTORE_PRECISION")
     os.environ["EMBEDSTORE_PRECISION"] = precision
+    encoder: Any
     try:
         encoder = SentenceTransformerEncoder(source, name=DEFAULT_ENCODER, device=device)
+        encoder.encode(["def probe():\n    return 1"], batch_size=1)
+    except Exception as err:  # report it and measure the model anyway
+        note = (
+            f"embedstore's SentenceTransformerEncoder failed ({err!r}); used sentence-transformers"
+        )
+        if note not in ENCODER_NOTES:
+            ENCODER_NOTES.append(note)
+            log(note)
+        encoder = PlainEncoder(torch, source, device)
     finally:
         if previous is None:
-            del os.environ["EMBEDSTORE_PRECISION"]
+            os.environ.pop("EMBEDSTORE_PRECISION", None)
         else:
             os.environ["EMBEDSTORE_PRECISION"] = previous
     # The model's own modules (token model, any after-pooling ones) in ``weights``.
@@ -257,6 +312,7 @@ def run_encoding(torch: Any, args: argparse.Namespace, texts: list[str]) -> dict
                 "chunks_per_s": len(chunks) / seconds,
             }
         )
+        log(f"{name}: {seconds:.2f} s, {len(chunks) / seconds:,.1f} chunks/s")
         if device == "cuda":
             torch.cuda.empty_cache()
 
@@ -288,6 +344,7 @@ def run_encoding(torch: Any, args: argparse.Namespace, texts: list[str]) -> dict
         "chunks_truncated": int(sum(t > m for t, m in zip(tokens, used_tokens, strict=True))),
         "runs": runs,
         "cosines": cosines,
+        "notes": ENCODER_NOTES,
         "vectors": fp32,
     }
 
@@ -488,8 +545,8 @@ def environment(torch: Any, faiss: Any) -> dict[str, Any]:
         "cpu_count": os.cpu_count(),
         "torch": torch.__version__,
         "torch_cuda": torch.version.cuda,
-        "faiss": faiss.__version__,
-        "faiss_path": str(Path(faiss.__file__).parent),
+        "faiss": faiss.__version__ if faiss else None,
+        "faiss_path": str(Path(faiss.__file__).parent) if faiss else None,
         "faiss_gpus": int(faiss.get_num_gpus()) if hasattr(faiss, "StandardGpuResources") else 0,
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
     }
@@ -521,7 +578,7 @@ def fmt(value: Any, digits: int = 3) -> str:
 
 def markdown(result: dict[str, Any]) -> str:
     env, enc, ann = result["environment"], result["encoding"], result["faiss"]
-    k = ann["k"]
+    k = ann["k"] if ann else 0
     lines = [
         "# GPU check: CUDA encoding and FAISS GPU IVF-PQ",
         "",
@@ -551,9 +608,14 @@ def markdown(result: dict[str, Any]) -> str:
             f"| {row['run']} | {row['weights']} | {row['encoder_precision']} | {row['chunks']} | "
             f"{row['batch_size']} | {fmt(row['seconds'], 2)} | {fmt(row['chunks_per_s'], 1)} |"
         )
+    lines += [f"\nNote: {note}" for note in enc["notes"]]
     lines += ["", "Cosine between the vectors of the same chunks:"]
     for name, c in enc["cosines"].items():
-        lines.append(f"- {name}: mean {c['mean']:.6f}, min {c['min']:.6f}")
+        lines.append(f"- {name}: mean {c['mean']:.7f}, min {c['min']:.7f}")
+    if ann is None:
+        lines += ["", "## FAISS IVF-PQ", "", "Skipped (--skip-faiss)."]
+        lines.append(f"\nTotal wall time: {result['total_s']:.1f} s.")
+        return "\n".join(lines) + "\n"
     lines += [
         "",
         "## FAISS IVF-PQ",
@@ -586,6 +648,16 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append(f"- {name}: {value:.3f}")
     lines.append(f"\nTotal wall time: {result['total_s']:.1f} s.")
     return "\n".join(lines) + "\n"
+
+
+def write_outputs(args: argparse.Namespace, result: dict[str, Any], report: str | None) -> None:
+    """gpu_check.json (and gpu_check.md once there is a report) in each output folder."""
+    for folder in output_dirs(args):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "gpu_check.json").write_text(json.dumps(result, indent=2) + "\n")
+        if report is not None:
+            (folder / "gpu_check.md").write_text(report)
+            log(f"wrote {folder / 'gpu_check.json'} and {folder / 'gpu_check.md'}")
 
 
 def output_dirs(args: argparse.Namespace) -> list[Path]:
@@ -629,6 +701,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--model-dir", help="the default model's folder, if its package is absent")
     parser.add_argument("--out", help="folder for gpu_check.json and gpu_check.md")
+    parser.add_argument("--skip-faiss", action="store_true", help="encoding part only")
     args = parser.parse_args(argv)
     sizes = SMALL if args.small else FULL
     for name, value in sizes.items():
@@ -645,16 +718,18 @@ def main(argv: list[str] | None = None) -> int:
     if torch.cuda.is_available():
         # Load cuBLAS 13 through torch before FAISS, for a cuBLAS 12 shim to find.
         torch.ones(8, 8, device="cuda") @ torch.ones(8, 8, device="cuda")
-    faiss = import_faiss_and_check_gpu(args.allow_cpu)
+    faiss = None if args.skip_faiss else import_faiss_and_check_gpu(args.allow_cpu)
     import_project()
     env = environment(torch, faiss)
-    log(f"GPU {env['gpu']}, torch {env['torch']}, faiss {env['faiss']} from {env['faiss_path']}")
+    log(f"GPU {env['gpu']}, torch {env['torch']}, faiss {env['faiss']} at {env['faiss_path']}")
 
     texts = stdlib_chunks(args.texts, args.seed)
     log(f"{len(texts)} stdlib chunks of {WINDOW_LINES} lines")
     encoding = run_encoding(torch, args, texts)
     real = encoding.pop("vectors")
-    ann = run_faiss(faiss, torch, args, real)
+    # Kept until the end overwrites it, so a failure in the FAISS part loses no figures.
+    write_outputs(args, {"environment": env, "encoding": encoding, "faiss": None}, None)
+    ann = None if faiss is None else run_faiss(faiss, torch, args, real)
     result = {
         "environment": env,
         "encoding": encoding,
@@ -664,11 +739,7 @@ def main(argv: list[str] | None = None) -> int:
 
     report = markdown(result)
     print("\n" + report, flush=True)
-    for folder in output_dirs(args):
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "gpu_check.json").write_text(json.dumps(result, indent=2) + "\n")
-        (folder / "gpu_check.md").write_text(report)
-        log(f"wrote {folder / 'gpu_check.json'} and {folder / 'gpu_check.md'}")
+    write_outputs(args, result, report)
     return 0
 
 

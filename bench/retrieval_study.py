@@ -37,16 +37,17 @@ CUTOFF = 10
 
 def build(name: str, repo: Path, max_queries: int) -> tuple[Path, list[EvalQuery]]:
     """The corpus and collection of one repository, built once."""
-    corpus = WORK / "corpus" / name
+    # The layout of `embedstore eval --work WORK`, so bench/eval_retrieval.py reuses it all.
+    corpus = WORK / name / "corpus"
     queries_file = WORK / "queries" / f"{name}.json"
     if not queries_file.exists():
         queries = build_corpus(repo, corpus, seed=0, max_queries=max_queries)
         queries_file.parent.mkdir(parents=True, exist_ok=True)
         queries_file.write_text(json.dumps([q.__dict__ for q in queries]))
     queries = [EvalQuery(**q) for q in json.loads(queries_file.read_text())]
-    store = Store(WORK / "store")
-    index_folder(store, corpus, IndexOptions(name=name, index_kind="flat"))
-    return WORK / "store" / name, queries
+    store = Store(WORK / name / "store")
+    index_folder(store, corpus, IndexOptions(name="with-header", index_kind="flat"))
+    return WORK / name / "store" / "with-header", queries
 
 
 @dataclass

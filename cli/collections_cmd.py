@@ -9,15 +9,21 @@ import typer
 from rich.table import Table
 
 from embedstore.cli.common import JsonOption, StoreOption, cli_errors, open_store, out, print_json
+from embedstore.errors import OutdatedCollectionError
 
 
 @cli_errors
 def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """List the collections in the store."""
     the_store = open_store(store)
-    rows = []
+    rows: list[dict[str, object]] = []
     for name in the_store.names():
-        stats = the_store.open(name).stats()
+        try:
+            stats = the_store.open(name).stats()
+        except OutdatedCollectionError as exc:
+            # One collection of an older format must not hide the others.
+            rows.append({"name": name, "outdated": str(exc)})
+            continue
         rows.append({
             "name": name, "files": stats.files, "units": stats.units, "chunks": stats.chunks,
             "encoder": stats.manifest.encoder, "index": stats.manifest.index.get("kind", ""),
@@ -31,6 +37,10 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
         return
     table = Table("name", "files", "units", "chunks", "encoder", "index", "size")
     for row in rows:
+        if "outdated" in row:
+            table.add_row(str(row["name"]), "-", "-", "-", "outdated: re-index with --rebuild",
+                          "-", "-")
+            continue
         table.add_row(
             str(row["name"]), f"{row['files']:,}", f"{row['units']:,}", f"{row['chunks']:,}",
             str(row["encoder"]), str(row["index"]), _size(int(str(row["disk_bytes"]))),

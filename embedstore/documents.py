@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from embedstore.errors import DocumentConflictError
 from embedstore.languages import detect_language
 from embedstore.sources import SourceFile
+
+MAX_ID_CHARS = 512
+MAX_PATH_CHARS = 1024
+# Ids and paths are keys, shown in results and sent in URLs: no control
+# characters (a NUL used to cut an id short, and then collide with itself).
+PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+_PRINTABLE = re.compile(PRINTABLE)
 
 
 @dataclass(frozen=True)
@@ -25,6 +35,11 @@ class Document:
     language: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        _check_key("id", self.id, MAX_ID_CHARS)
+        if self.path is not None:
+            _check_key("path", self.path, MAX_PATH_CHARS)
+
     @property
     def shown_path(self) -> str:
         return self.path or self.id
@@ -39,4 +54,28 @@ class Document:
             text=text,
             sha256=hashlib.sha256(raw).hexdigest(),
             size=len(raw),
+        )
+
+
+def check_distinct_paths(documents: Sequence[Document]) -> None:
+    """Refuse two documents of one batch that would share a path (a path names one file).
+
+    A document without ``path`` takes its id as path, so ``{"id": "a"}`` and
+    ``{"id": "b", "path": "a"}`` conflict too.
+    """
+    owners: dict[str, str] = {}
+    for document in documents:
+        owner = owners.setdefault(document.shown_path, document.id)
+        if owner != document.id:
+            raise DocumentConflictError(
+                f"documents {owner!r} and {document.id!r} both have the path "
+                f"{document.shown_path!r}: give each its own `path`"
+            )
+
+
+def _check_key(field_name: str, value: str, max_chars: int) -> None:
+    if not _PRINTABLE.match(value) or len(value) > max_chars:
+        raise ValueError(
+            f"document {field_name} {value!r} must be 1-{max_chars} characters "
+            "without control characters"
         )

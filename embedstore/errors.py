@@ -24,6 +24,10 @@ class CollectionExistsError(EmbedstoreError):
     """A collection of that name exists already."""
 
 
+class DocumentConflictError(EmbedstoreError):
+    """Two documents of one request claim the same path."""
+
+
 class EncoderMismatchError(EmbedstoreError):
     """The collection was built with another encoder, dimension or pooling."""
 

@@ -324,6 +324,8 @@ class _Run:
         self._finish_report()
 
     def _finish_report(self) -> None:
+        # All this run changes has committed: a new collection may now be seen.
+        self.collection.mark_complete()
         _, self.report.units_total, self.report.chunks_total = db.counts(self.conn)
         self.report.index_kind = str(self.collection.manifest.index.get("kind", ""))
 
@@ -350,7 +352,9 @@ class _Run:
                         )
                         digest = text_hash(embedded)
                         texts[digest] = embedded
-                        rows.append(db.NewChunk(c.start_line, c.end_line, c.context, c.text, digest))
+                        rows.append(
+                            db.NewChunk(c.start_line, c.end_line, c.context, c.text, digest)
+                        )
                     whole = "\n".join(lines[plan.start_line - 1 : plan.end_line])
                     header = f"{source.rel_path}\n{plan.chunks[0].context}"
                     units.append(db.NewUnit(

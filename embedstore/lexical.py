@@ -53,25 +53,33 @@ def looks_like_code(text: str) -> bool:
     return bool(_CODE_TOKEN.search(text))
 
 
-_ENGLISH = """
-a about above after again against all also an and any are as at be because been before being
-below between both but by can could did do does doing down during each either else etc every
-few for from further given had has have having here how however if in into is it its itself
-just may might more most much must no nor not now of off on once one only or other otherwise
-our out over own per same shall should since so some such than that the their them then there
-these they this those through thus to too under until up upon us using via was we were what
-when where whether which while who whom whose why will with within without would yet you your
-""".split()
+_ENGLISH = frozenset({
+    "a", "about", "above", "after", "again", "against", "all", "also", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each",
+    "either", "else", "etc", "every", "few", "for", "from", "further", "given", "had", "has",
+    "have", "having", "here", "how", "however", "if", "in", "into", "is", "it", "its",
+    "itself", "just", "may", "might", "more", "most", "much", "must", "no", "nor", "not",
+    "now", "of", "off", "on", "once", "one", "only", "or", "other", "otherwise", "our", "out",
+    "over", "own", "per", "same", "shall", "should", "since", "so", "some", "such", "than",
+    "that", "the", "their", "them", "then", "there", "these", "they", "this", "those",
+    "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "using", "via",
+    "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom",
+    "whose", "why", "will", "with", "within", "without", "would", "yet", "you", "your",
+})
 # Keywords that say nothing about what code does; words that also name a
 # concept (import, delete, match, type, default...) stay searchable.
-_KEYWORDS = """
-abstract as assert async await auto bool boolean break catch cfg char class const constexpr
-continue def del do dyn elif else except explicit extends extern false finally fn for func
-function goto if impl implements in inline instanceof is lambda let mut nil none nonlocal not
-null or pass private protected pub public raise return self static struct switch synchronized
-this throws true try typedef typename undefined unsafe var void volatile while with yield
-""".split()
-STOP_WORDS = frozenset(_ENGLISH) | frozenset(_KEYWORDS)
+_KEYWORDS = frozenset({
+    "abstract", "as", "assert", "async", "await", "auto", "bool", "boolean", "break", "catch",
+    "cfg", "char", "class", "const", "constexpr", "continue", "def", "del", "do", "dyn",
+    "elif", "else", "except", "explicit", "extends", "extern", "false", "finally", "fn", "for",
+    "func", "function", "goto", "if", "impl", "implements", "in", "inline", "instanceof", "is",
+    "lambda", "let", "mut", "nil", "none", "nonlocal", "not", "null", "or", "pass", "private",
+    "protected", "pub", "public", "raise", "return", "self", "static", "struct", "switch",
+    "synchronized", "this", "throws", "true", "try", "typedef", "typename", "undefined",
+    "unsafe", "var", "void", "volatile", "while", "with", "yield",
+})
+STOP_WORDS = _ENGLISH | _KEYWORDS
 # Plural endings whose "s" is part of the word: status, process, analysis, alias.
 _NOT_PLURAL = ("ss", "us", "is", "as")
 

@@ -13,7 +13,9 @@ What is left out, and why:
 * files larger than ``max_bytes``, known from ``stat`` before reading;
 * minified, generated and lock files, which add noise and no meaning;
 * symlinks to folders (never followed, so a link cycle cannot loop the walk)
-  and symlinks to files outside the root.
+  and symlinks to files outside the root;
+* files and folders whose names are not valid UTF-8: Python hands them over
+  with surrogate escapes, which neither SQLite nor a tokenizer accepts.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ SkipReason = Literal[
     "generated",
     "symlink",
     "unreadable",
+    "undecodable_name",
 ]
 SKIP_REASONS: tuple[SkipReason, ...] = get_args(SkipReason)
 
@@ -278,6 +281,9 @@ class _Scanner:
     ) -> Iterator[SourceFile]:
         if entry.name in _VCS_DIR_NAMES:
             return
+        if not _decodable(entry.name):
+            self.stats.record_skip("undecodable_name")
+            return
         if entry.name in _VENDORED_DIR_NAMES or entry.name.endswith(_VENDORED_DIR_SUFFIXES):
             self.stats.record_skip("vendored")
         elif rules.is_ignored(rel_path, is_dir=True):
@@ -356,6 +362,8 @@ def _load(path: Path, rel_path: str, max_bytes: int) -> SourceFile | SkipReason:
 
 
 def _skip_reason_from_name(lowered_name: str) -> SkipReason | None:
+    if not _decodable(lowered_name):
+        return "undecodable_name"
     if Path(lowered_name).suffix in _BINARY_EXTENSIONS:
         return "binary"
     if lowered_name in _LOCK_FILE_NAMES or lowered_name.endswith(_GENERATED_NAME_SUFFIXES):
@@ -363,6 +371,15 @@ def _skip_reason_from_name(lowered_name: str) -> SkipReason | None:
     if lowered_name.endswith(_MINIFIED_NAME_SUFFIXES):
         return "minified"
     return None
+
+
+def _decodable(name: str) -> bool:
+    # A byte that is not UTF-8 arrives as a lone surrogate, which cannot be encoded back.
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _skip_reason_from_text(text: str, language: str) -> SkipReason | None:

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import struct
-import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from embedstore.atomic_files import replace_atomically
 from embedstore.errors import VectorIndexError
 
 MAGIC = b"EMBSTIDX"
@@ -38,44 +37,11 @@ def write_index_file(path: Path, meta: Mapping[str, Any], payload: npt.NDArray[n
     header_bytes = json.dumps(header, sort_keys=True).encode("utf-8")
     path = Path(path)
     try:
-        _replace_atomically(
+        replace_atomically(
             path, (MAGIC, _HEADER_LENGTH.pack(len(header_bytes)), header_bytes, payload_bytes)
         )
     except OSError as err:
         raise VectorIndexError(f"cannot write the vector index to {path}: {err}") from err
-
-
-def _replace_atomically(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
-    """Replace ``path`` by the concatenated ``chunks`` so that a crash leaves one or the other.
-
-    The bytes go to a temporary file in the same folder (a rename cannot be
-    atomic across file systems), are fsynced, replace ``path`` in one
-    ``os.replace``, and the folder is fsynced so the rename survives a power cut.
-    """
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            for chunk in chunks:
-                file.write(chunk)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-    _fsync_directory(path.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    # Only POSIX can open a directory to flush the rename; elsewhere
-    # os.replace is as durable as the platform allows.
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def read_index_file(path: Path) -> tuple[dict[str, Any], npt.NDArray[np.uint8]]:

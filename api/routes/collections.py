@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.concurrency import run_in_threadpool
 
 from embedstore.api.deps import CollectionDep, StateDep
 from embedstore.api.schemas import CollectionCreate, CollectionInfo
@@ -27,7 +26,7 @@ def info_of(collection: Collection) -> CollectionInfo:
 
 @router.get("")
 def list_collections(state: StateDep) -> list[CollectionInfo]:
-    return [info_of(state.collections.get(name)) for name in state.store.names()]
+    return [info_of(collection) for collection in state.collections.each()]
 
 
 @router.post("", status_code=201)
@@ -38,6 +37,7 @@ def create_collection(body: CollectionCreate, state: StateDep) -> CollectionInfo
         name=body.name, encoder=body.encoder, pooling=body.pooling, index_kind=body.index_kind
     )
     collection, _, _ = prepare_collection(state.store, body.name, options)
+    collection.mark_complete()  # an empty collection is what was asked for
     return info_of(collection)
 
 
@@ -47,7 +47,6 @@ def get_collection(collection: CollectionDep) -> CollectionInfo:
 
 
 @router.delete("/{name}")
-async def delete_collection(name: str, state: StateDep, _: CollectionDep) -> dict[str, str]:
-    state.collections.forget(name)
-    await run_in_threadpool(state.store.delete, name)
+def delete_collection(name: str, state: StateDep) -> dict[str, str]:
+    state.collections.delete(name)  # waits for the searches in flight
     return {"deleted": name}

@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 
 from embedstore.api.deps import CollectionDep, StateDep
 from embedstore.api.schemas import DocumentOut, DocumentsUpsert
-from embedstore.documents import Document
+from embedstore.documents import Document, check_distinct_paths
 from embedstore.indexing import delete_documents, upsert_documents
 from embedstore.store import db
 
@@ -32,6 +32,7 @@ def upsert(name: str, body: DocumentsUpsert, state: StateDep, _: CollectionDep) 
                 f"the limit is {limits.max_document_chars:,}"
             )
     docs = [Document(d.id, d.text, d.path, d.language, d.metadata) for d in body.documents]
+    check_distinct_paths(docs)
     return asdict(upsert_documents(state.store, name, docs))
 
 

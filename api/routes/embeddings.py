@@ -34,7 +34,7 @@ async def embeddings(body: EmbeddingsRequest, state: StateDep) -> EmbeddingsResp
         raise ValueError(f"each input is limited to {limits.max_document_chars:,} characters")
     spec = canonical_spec(body.model) if body.model else DEFAULT_ENCODER
     in_use = await run_in_threadpool(
-        lambda: [state.collections.get(n).manifest.encoder for n in state.store.names()]
+        lambda: [collection.manifest.encoder for collection in state.collections.each()]
     )
     if spec not in served_models(in_use):
         raise HTTPException(404, f"model {body.model!r} is not served here; use {DEFAULT_ENCODER}")

@@ -11,6 +11,7 @@ from fastapi.responses import FileResponse, PlainTextResponse, Response
 
 from embedstore.api.deps import StateDep, require_api_key
 from embedstore.api.highlight import stylesheet
+from embedstore.api.openapi import ERROR_RESPONSES
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -24,9 +25,17 @@ def health(state: StateDep) -> dict[str, Any]:
     return {"status": "ok", "ready": ready, "collections": len(state.store.names())}
 
 
-@router.get("/metrics", dependencies=[Depends(require_api_key)])
+@router.get(
+    "/metrics", dependencies=[Depends(require_api_key)], response_class=PlainTextResponse,
+    # No `model`: FastAPI would give the error the route's text/plain media type.
+    responses={401: {
+        "description": ERROR_RESPONSES[401]["description"],
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+    }},
+)
 async def metrics(state: StateDep) -> Response:
-    return await run_in_threadpool(state.metrics.render, state.store)
+    """Prometheus text format."""
+    return await run_in_threadpool(state.metrics.render, state.collections)
 
 
 @router.get("/", include_in_schema=False)

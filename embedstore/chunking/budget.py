@@ -335,11 +335,12 @@ class Budget:
         it, so nothing is lost even though none of them is a whole line.
         """
         text = self.lines[line - 1]
+        unit = (span.start, span.end)
         done: list[tuple[int, Piece]] = []
         cuts = [(0, len(text))]
         while cuts:
             chunks = [
-                Chunk(text[a:b], line, line, span.kind, span.symbol, context, (span.start, span.end))
+                Chunk(text[a:b], line, line, span.kind, span.symbol, context, unit)
                 for a, b in cuts
             ]
             retry: list[tuple[int, int]] = []

@@ -10,8 +10,8 @@ import torch
 
 from embedstore.encoders.base import BatchCallback, TextKind, encode_in_batches
 from embedstore.encoders.device import best_device
-from embedstore.encoders.precision import autocast, choose_precision
 from embedstore.encoders.pooling import Normalize, Pooling, resolve_pooling
+from embedstore.encoders.precision import autocast, choose_precision
 from embedstore.errors import EncoderLoadError
 
 # sentence-transformers' names for its pooling modes -> ours.

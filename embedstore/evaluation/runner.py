@@ -121,7 +121,8 @@ def run_eval(
     with _workspace(work) as space:
         for repo in paths:
             name = _unique_name(repo, paths)
-            queries = build_corpus(repo, space / name / "corpus", seed=seed, max_queries=max_queries)
+            corpus = space / name / "corpus"
+            queries = build_corpus(repo, corpus, seed=seed, max_queries=max_queries)
             if not queries:
                 raise UserInputError(
                     f"no Python function in {repo} has a docstring whose first sentence has "
@@ -131,8 +132,7 @@ def run_eval(
             store = Store(space / name / "store")
             for header in header_variants:
                 for kind in index_kinds:
-                    collection = _index(store, space / name / "corpus", header, kind, encoder,
-                                        reuse, report, ui)
+                    collection = _index(store, corpus, header, kind, encoder, reuse, report, ui)
                     split = _split_flags(collection, queries)
                     if header and kind == index_kinds[0]:
                         _count(report, collection, split)

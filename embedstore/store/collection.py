@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +15,7 @@ import numpy as np
 from filelock import FileLock, Timeout
 
 from embedstore import search as search_module
+from embedstore.atomic_files import replace_atomically, sweep_temp_files
 from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import load_encoder
 from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
@@ -23,10 +26,17 @@ from embedstore.search import SearchResult
 from embedstore.store import db
 from embedstore.store.manifest import Manifest
 
+log = logging.getLogger("embedstore.store")
+
 MANIFEST_FILE = "collection.json"
 DB_FILE = "meta.sqlite"
 INDEX_FILE = "vectors.faiss"
 LOCK_FILE = ".write.lock"
+# A reader saving a repaired index holds the write lock for a moment: a writer
+# that arrives then waits this long instead of failing at once.
+LOCK_WAIT_SECONDS = 2.0
+# Present while a new collection awaits its first committed write (see Store.create).
+INCOMPLETE_FILE = ".incomplete"
 # Retrain IVF-PQ once the collection has grown this much past its training size.
 RETRAIN_GROWTH = 4.0
 # Hits considered when packing a RAG context; the budget usually binds first.
@@ -45,27 +55,12 @@ class CollectionStats:
     manifest: Manifest
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write via a temporary file, fsync, rename: readers see old or new, never half."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
 @contextmanager
 def write_lock(path: Path) -> Iterator[None]:
     """The one-writer-per-collection file lock of the collection folder ``path``."""
     lock = FileLock(path / LOCK_FILE)
     try:
-        lock.acquire(timeout=0)
+        lock.acquire(timeout=LOCK_WAIT_SECONDS)
     except Timeout:
         raise CollectionLockedError(
             f"another embedstore process is writing to collection {path.name!r}; "
@@ -88,7 +83,15 @@ class Collection:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.name = path.name
-        self.conn = db.connect(path / DB_FILE)
+        try:
+            self.conn = db.connect(path / DB_FILE)
+        except sqlite3.OperationalError:
+            raise  # locked, out of disk...: nothing wrong with the files themselves
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+            raise CorruptCollectionError(
+                f"collection {self.name!r} is damaged ({DB_FILE}: {exc}): delete it with "
+                f"`embedstore rm {self.name}` and index it again"
+            ) from exc
         self._index: VectorIndex | None = None
         self._index_generation = -1
         self._index_lock = threading.Lock()
@@ -106,8 +109,15 @@ class Collection:
         """Rewrite collection.json from the database when it differs."""
         text = self.manifest.to_json()
         file = self.path / MANIFEST_FILE
-        if not file.exists() or file.read_text() != text:
-            write_atomic(file, text.encode())
+        if file.exists() and file.read_text() == text:
+            return
+        try:
+            replace_atomically(file, (text.encode(),))
+        except OSError as exc:
+            # The database is the truth and the mirror a copy for people and tools:
+            # a read-only store, or a writer sweeping temporary files, must not
+            # fail a read. The next open writes it again.
+            log.warning("could not rewrite %s: %s", file, exc)
 
     @property
     def encoder(self) -> Encoder:
@@ -125,7 +135,15 @@ class Collection:
     @contextmanager
     def writing(self) -> Iterator[Collection]:
         with write_lock(self.path):
+            # Under the lock, a temporary index file is a killed writer's and would
+            # otherwise count in disk_bytes for good (a reader's manifest mirror in
+            # flight may go too: mirror_manifest tolerates that).
+            sweep_temp_files(self.path)
             yield self
+
+    def mark_complete(self) -> None:
+        """Make a new collection visible: its first write has committed (see Store.create)."""
+        (self.path / INCOMPLETE_FILE).unlink(missing_ok=True)
 
     def update_index(self, removed: list[int], added: list[int]) -> None:
         """Bring vectors.faiss in step with the database after a write (writer only)."""
@@ -135,7 +153,8 @@ class Collection:
         kind = choose_kind(manifest.index_kind, n_units)
         current = self._load_saved_index(gen - 1)
         trained_on = int(manifest.index.get("trained_on", 0))
-        if current is not None and current.kind == kind and (
+        # A rebuild with another encoder may change the dimension: then start afresh.
+        if current is not None and current.kind == kind and current.dim == manifest.dim and (
             kind == "flat" or n_units <= RETRAIN_GROWTH * trained_on
         ):
             current.remove(np.array(removed, dtype=np.int64))

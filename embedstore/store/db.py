@@ -395,11 +395,14 @@ def pieces_at(conn: sqlite3.Connection, path: str, line: int) -> int:
     return int(row[0]) if row else 0
 
 
-def whole_unit_rows(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, str, str, bytes, int]]:
+def whole_unit_rows(
+    conn: sqlite3.Connection,
+) -> list[tuple[int, str, int, int, str, str, bytes, int]]:
     """(id, path, start, end, first chunk's context, text, vector, chunk count) of every unit."""
     return conn.execute(
         "SELECT u.id, f.path, u.start_line, u.end_line, "
-        "(SELECT context FROM chunks c WHERE c.unit_id = u.id ORDER BY c.start_line, c.id LIMIT 1), "
+        "(SELECT context FROM chunks c WHERE c.unit_id = u.id "
+        " ORDER BY c.start_line, c.id LIMIT 1), "
         "u.text, u.vector, (SELECT COUNT(*) FROM chunks c WHERE c.unit_id = u.id) "
         "FROM units u JOIN files f ON f.id = u.file_id ORDER BY u.id"
     ).fetchall()

@@ -5,13 +5,19 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import platformdirs
 
-from embedstore.errors import CollectionExistsError, CollectionNotFoundError, UserInputError
+from embedstore.errors import (
+    CollectionExistsError,
+    CollectionLockedError,
+    CollectionNotFoundError,
+    UserInputError,
+)
 from embedstore.store import db
-from embedstore.store.collection import DB_FILE, Collection, write_lock
+from embedstore.store.collection import DB_FILE, INCOMPLETE_FILE, Collection, write_lock
 from embedstore.store.manifest import Manifest
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -47,12 +53,10 @@ class Store:
     def names(self) -> list[str]:
         if not self.root.is_dir():
             return []
-        return sorted(
-            p.name for p in self.root.iterdir() if _NAME.match(p.name) and (p / DB_FILE).is_file()
-        )
+        return sorted(p.name for p in self.root.iterdir() if _NAME.match(p.name) and _visible(p))
 
     def exists(self, name: str) -> bool:
-        return (self.root / check_name(name) / DB_FILE).is_file()
+        return _visible(self.root / check_name(name))
 
     def open(self, name: str) -> Collection:
         if not self.exists(name):
@@ -65,29 +69,69 @@ class Store:
         return collection
 
     def create(self, name: str, manifest: Manifest) -> Collection:
-        """Create atomically: built in a temporary folder, then renamed into place."""
+        """A new collection, hidden from names/exists/open until ``mark_complete``.
+
+        It appears under its name in one rename, marked incomplete, so that a
+        first run that fails or is killed leaves no empty collection behind. The
+        next create of that name takes the hidden one over (with the vectors it
+        had parked), unless another process is creating it right now.
+        """
         if self.exists(name):
             raise CollectionExistsError(f"collection {name!r} exists already")
+        folder = self.root / name
+        if not (folder / DB_FILE).is_file():
+            self._build_hidden(folder, manifest)
+        collection = Collection(folder)
+        try:
+            with collection.writing():
+                if self.exists(name):  # its creator finished while we got here
+                    raise CollectionExistsError(f"collection {name!r} exists already")
+                with db.transaction(collection.conn):
+                    db.set_meta(collection.conn, "manifest", manifest.to_json())
+        except CollectionLockedError:
+            collection.close()
+            raise CollectionLockedError(
+                f"collection {name!r} is being created by another process; "
+                "wait for it to finish"
+            ) from None
+        except CollectionExistsError:
+            collection.close()
+            raise
+        collection.mirror_manifest()
+        return collection
+
+    def delete(self, name: str) -> None:
+        """Remove a collection; refused while another process writes to it.
+
+        The lock alone, not an open collection: one that is damaged, of an older
+        format or hidden (see ``create``) must be deletable too.
+        """
+        folder = self.root / check_name(name)
+        if not (folder / DB_FILE).is_file():
+            self.open(name)  # raises CollectionNotFoundError, listing what exists
+        with write_lock(folder):
+            # Renamed first so that a crash mid-delete never leaves a half collection
+            # that still looks valid.
+            doomed = Path(tempfile.mkdtemp(dir=self.root, prefix=f".deleting-{name}-"))
+            os.replace(folder, doomed)
+        shutil.rmtree(doomed, ignore_errors=True)
+
+    def _build_hidden(self, folder: Path, manifest: Manifest) -> None:
+        """Build the folder aside, marked incomplete, then rename it into place."""
         self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.root / f".creating-{name}-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
+        tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=f".creating-{folder.name}-"))
         conn = db.connect(tmp / DB_FILE)
         with db.transaction(conn):
             db.set_meta(conn, "manifest", manifest.to_json())
         conn.close()
-        os.replace(tmp, self.root / name)
-        return self.open(name)
+        (tmp / INCOMPLETE_FILE).touch()
+        try:
+            os.replace(tmp, folder)
+        except OSError:
+            # Another process renamed its own into place first: take that one over.
+            shutil.rmtree(tmp, ignore_errors=True)
 
-    def delete(self, name: str) -> None:
-        """Remove a collection; refused while another process writes to it."""
-        path = self.root / check_name(name)
-        if not self.exists(name):
-            raise CollectionNotFoundError(f"no collection named {name!r} in {self.root}")
-        # The lock alone, not an open collection: one of an older format must be deletable.
-        with write_lock(path):
-            # Renamed first so that a crash mid-delete never leaves a half collection
-            # that still looks valid.
-            doomed = self.root / f".deleting-{name}-{os.getpid()}"
-            os.replace(path, doomed)
-        shutil.rmtree(doomed, ignore_errors=True)
+
+
+def _visible(folder: Path) -> bool:
+    return (folder / DB_FILE).is_file() and not (folder / INCOMPLETE_FILE).exists()

@@ -1,4 +1,5 @@
-"""A real `embedstore serve` process on 127.0.0.1 for end-to-end API tests."""
+"""Real uvicorn servers on 127.0.0.1 for end-to-end API tests: `embedstore serve` in a
+subprocess (the real default model), or an app in a thread (a test's fake encoder)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import uvicorn
+from fastapi import FastAPI
 
 
 @dataclass
@@ -58,3 +62,26 @@ def running_server(store: Path, *args: str, timeout: float = 120) -> Iterator[Se
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@contextmanager
+def serving_in_thread(app: FastAPI, timeout: float = 30) -> Iterator[str]:
+    """A real uvicorn server on 127.0.0.1 in this process, so a test's fake encoder serves.
+
+    The subprocess server above runs the real default model; this one runs
+    whatever ``app`` was built with.
+    """
+    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the in-process server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -15,27 +14,8 @@ from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from embedstore.cli.app import app as cli_app
 from embedstore.errors import UserInputError
-from tests.fakes import FAKE_SPEC, FakeEncoder
-
-
-@pytest.fixture
-def client(tmp_path: Path, fake_encoder: FakeEncoder) -> Iterator[TestClient]:
-    settings = ServerSettings(
-        store=tmp_path / "store", preload_model=False, max_request_bytes=4096, max_k=50,
-        max_query_chars=200, allowed_roots=[tmp_path],
-    )
-    with TestClient(create_app(settings)) as c:
-        created = c.post("/v1/collections", json={"name": "c", "encoder": FAKE_SPEC})
-        assert created.status_code == 201, created.text
-        c.post("/v1/collections/c/documents", json={"documents": [
-            {"id": "a", "text": "def alpha():\n    return 'first'\n", "path": "a.py"},
-        ]})
-        yield c
-
-
-def error_of(response) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    body = response.json()
-    return response.status_code, body["error"]["code"], body["error"]["message"]
+from tests.api.conftest import error_of
+from tests.fakes import FAKE_SPEC
 
 
 def test_unknown_collection_is_404(client: TestClient) -> None:

@@ -112,3 +112,24 @@ def test_exact_identifier_is_found_by_lexical_and_hybrid(indexed: tuple[Path, di
         assert result.exit_code == 0, result.stderr
         hits = json.loads(result.stdout)["results"]
         assert any("def py_encode_basestring_ascii(" in h["text"] for h in hits), mode
+
+
+def test_eval_scores_several_repos_pooled_with_the_strict_rule(
+    stdlib_repo: Path, tmp_path: Path
+) -> None:
+    ranks = tmp_path / "ranks.jsonl"
+    repos = [str(stdlib_repo / "textwrap.py"), str(stdlib_repo / "shlex.py")]
+    result = runner.invoke(app, [
+        "eval", *repos, "--index", "flat", "--strict", "--per-query", str(ranks), "--json",
+    ])
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["strict"] is True and len(report["repos"]) == 2
+    pooled = {r["mode"]: r for r in report["rows"] if r["repo"] == "pooled"}
+    assert set(pooled) == {"hybrid", "dense", "lexical", "whole-definition dense"}
+    assert all(r["queries"] == report["queries"] for r in pooled.values())
+    # Real docstrings of real code: the model finds most functions in the top 10.
+    assert pooled["dense"]["metrics"]["recall@10"] >= 50
+    lines = ranks.read_text().splitlines()
+    assert len(lines) == 4 * report["queries"]
+    assert {json.loads(line)["repo"] for line in lines} == {"textwrap.py", "shlex.py"}

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
+from embedstore.indexing import IndexOptions, index_folder
+from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
 runner = CliRunner()
@@ -77,3 +80,25 @@ def test_empty_query(repo: Path, fake_encoder: FakeEncoder) -> None:
     invoke("index", str(repo), "--encoder", FAKE_SPEC)
     code, _, stderr = invoke("search", "   ")
     assert_one_line_error(code, stderr, "empty")
+
+
+def test_a_collection_of_the_old_format_is_listed_and_asks_for_a_rebuild(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def f():\n    return 1\n")
+    store = Store(tmp_path / "store")
+    index_folder(store, repo, IndexOptions(name="old", encoder=FAKE_SPEC))
+    index_folder(store, repo, IndexOptions(name="new", encoder=FAKE_SPEC))
+    with sqlite3.connect(tmp_path / "store" / "old" / "meta.sqlite") as conn:
+        conn.execute("PRAGMA user_version = 0")
+    listed = runner.invoke(app, ["list", "--store", str(tmp_path / "store"), "--json"])
+    assert listed.exit_code == 0, listed.stderr
+    rows = {r["name"]: r for r in json.loads(listed.stdout)["collections"]}
+    assert "--rebuild" in rows["old"]["outdated"] and rows["new"]["units"] == 1
+    searched = runner.invoke(
+        app, ["search", "f", "--name", "old", "--store", str(tmp_path / "store")]
+    )
+    assert searched.exit_code == 1
+    assert "re-index it" in searched.stderr and len(searched.stderr.strip().splitlines()) == 1

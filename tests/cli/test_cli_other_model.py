@@ -37,7 +37,8 @@ def test_index_with_a_model_folder_uses_its_cls_pooling(tiny_model: Path, tmp_pa
     # The stored vectors are what the model itself (CLS pooling) gives for the embedded text.
     collection = Store().open("repo")
     row = collection.conn.execute(
-        "SELECT c.text, c.vector FROM chunks c JOIN files f ON f.id = c.file_id "
+        "SELECT c.text, c.vector FROM chunks c JOIN units u ON u.id = c.unit_id "
+        "JOIN files f ON f.id = u.file_id "
         "WHERE f.path = 'cache.py'"
     ).fetchone()
     stored = np.frombuffer(row[1], dtype=np.float16).astype(np.float32)

@@ -1,0 +1,83 @@
+"""The OpenAPI schema says what the server enforces: error statuses and configured limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from embedstore.api.schemas import ErrorBody
+from embedstore.api.settings import ServerSettings
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"model": ErrorBody, "description": description}
+
+
+# Declared on every /v1 route; each can answer any of them.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _error("Bad request: the request cannot be carried out as asked"),
+    401: _error("Missing or wrong API key (when the server has keys)"),
+    404: _error("Unknown collection, document, job or model"),
+    409: _error("Conflict: exists already, locked by a writer, or another encoder"),
+    413: _error("Request body over the size limit"),
+    422: _error("Invalid fields, limits or JSON"),
+}
+
+
+def _limits(settings: ServerSettings) -> dict[tuple[str, str], dict[str, int]]:
+    """(schema, property) -> JSON-schema keywords of the limits set at start-up.
+
+    Each keyword lands where its type fits: ``maximum`` on integers,
+    ``maxLength`` on strings, ``maxItems`` on arrays, through ``anyOf`` and
+    array items (so ``input: str | list[str]`` gets both).
+    """
+    query = settings.max_query_chars
+    items = settings.max_batch_items
+    return {
+        ("SearchRequest", "k"): {"maximum": settings.max_k},
+        ("SearchRequest", "query"): {"maxLength": query},
+        ("BatchSearchRequest", "k"): {"maximum": settings.max_k},
+        ("BatchSearchRequest", "queries"): {"maxItems": items, "maxLength": query},
+        ("ContextRequest", "query"): {"maxLength": query},
+        ("DocumentsUpsert", "documents"): {"maxItems": items},
+        ("DocumentIn", "text"): {"maxLength": settings.max_document_chars},
+        ("EmbeddingsRequest", "input"): {
+            "maxItems": items, "maxLength": settings.max_document_chars,
+        },
+    }
+
+
+def install_openapi(app: FastAPI, settings: ServerSettings) -> None:
+    """Generate the schema once, with the configured limits written in."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description,
+                routes=app.routes,
+            )
+            _declare_limits(schema["components"]["schemas"], settings)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _declare_limits(schemas: dict[str, Any], settings: ServerSettings) -> None:
+    for (model, prop), keywords in _limits(settings).items():
+        _apply(schemas[model]["properties"][prop], keywords)
+
+
+_KEYWORD_TYPE = {"maximum": "integer", "maxLength": "string", "maxItems": "array"}
+
+
+def _apply(node: dict[str, Any], keywords: dict[str, int]) -> None:
+    for variant in node.get("anyOf", []):
+        _apply(variant, keywords)
+    for keyword, value in keywords.items():
+        if node.get("type") == _KEYWORD_TYPE[keyword]:
+            node[keyword] = value
+    if node.get("type") == "array":
+        _apply(node["items"], keywords)

@@ -1,0 +1,113 @@
+"""Issue 8's before/after table: stdlib (tuning set) and the validation packages, strict rule.
+
+    python ../shared/eval/fetch_repos.py bench/work/validation   # once
+    python bench/retrieval_study.py --build-only                 # builds the collections
+    python bench/eval_v01.py                                     # "before": 0.1's own code
+    python bench/eval_retrieval.py                               # "after" + the table
+
+"After" rows come from `embedstore eval` itself (run_eval, flat index, strict
+rule, 1,000 sampled queries per repository, seed 0, all repositories of a set
+pooled), with the whole-definition dense baseline; "before" rows from
+bench/work/v01-ranks.json. Writes bench/results/retrieval.md and .json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stdlib_corpus import stdlib_copy  # noqa: E402
+
+from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks  # noqa: E402
+from embedstore.evaluation.metrics import CUTOFF, rank_metrics  # noqa: E402
+from embedstore.evaluation.runner import POOLED, EvalReport, run_eval  # noqa: E402
+
+BENCH = Path(__file__).resolve().parent
+WORK = BENCH / "work" / "study"
+RESULTS = BENCH / "results"
+
+
+def evaluate(label: str, repos: list[Path]) -> tuple[EvalReport, list[dict[str, object]]]:
+    per_query = BENCH / "work" / f"per-query-{label}.jsonl"
+    report = run_eval(repos, strict=True, index_kinds=("flat",), work=WORK, per_query=per_query)
+    lines = [json.loads(line) for line in per_query.read_text().splitlines()]
+    return report, lines
+
+
+def table(label: str, report: EvalReport, lines: list[dict[str, object]],
+          before: dict[str, dict[str, list[int | None]]]) -> tuple[str, dict[str, object]]:
+    scope = POOLED if len(report.repos) > 1 else None
+    rows = [r for r in report.rows if scope is None or r.repo == scope]
+    default = [x for x in lines if x["mode"] == "hybrid"]
+    split = [bool(x["split"]) for x in default]
+    default_rr = reciprocal_ranks([x["rank"] for x in default], CUTOFF)  # type: ignore[misc]
+    out = [
+        f"### {label}: {report.queries:,} queries ({sum(split):,} on split functions), "
+        f"{len(report.repos)} repo(s), {report.units:,} definitions / {report.chunks:,} chunks",
+        "",
+        "| system | MRR@10 | R@1 | R@10 | MRR split | MRR whole | Δ MRR vs new hybrid [95% CI] |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    data: dict[str, object] = {}
+    names = sorted({str(x["repo"]) for x in default}, key=lambda n: [str(x["repo"]) for x in default].index(n))
+    for mode in ("hybrid", "dense", "lexical"):
+        if not before or any(n not in before for n in names):
+            break
+        ranks = [r for n in names for r in before[n][mode]]
+        rr = reciprocal_ranks(ranks, CUTOFF)
+        m = rank_metrics(ranks)
+        on = [v for v, s in zip(rr, split, strict=True) if s]
+        off = [v for v, s in zip(rr, split, strict=True) if not s]
+        d, lo, hi = (100 * x for x in paired_bootstrap_ci(rr, default_rr))
+        out.append(f"| v0.1 {mode} | {m['mrr@10']:.1f} | {m['recall@1']:.1f} | {m['recall@10']:.1f} "
+                   f"| {100 * sum(on) / max(1, len(on)):.1f} | {100 * sum(off) / max(1, len(off)):.1f} "
+                   f"| {d:+.1f} [{lo:+.1f}, {hi:+.1f}] |")
+        data[f"v0.1 {mode}"] = m
+    for r in rows:
+        ci = "-" if r.vs_default is None else "{:+.1f} [{:+.1f}, {:+.1f}]".format(*r.vs_default)
+        name = r.mode if r.mode.startswith("whole") else f"new {r.mode}"
+        out.append(f"| {name} | {r.metrics['mrr@10']:.1f} | {r.metrics['recall@1']:.1f} | "
+                   f"{r.metrics['recall@10']:.1f} | {r.split_mrr or 0:.1f} | {r.whole_mrr or 0:.1f} | {ci} |")
+        data[name] = {**r.metrics, "split_mrr": r.split_mrr, "whole_mrr": r.whole_mrr,
+                      "vs_default": r.vs_default}
+    return "\n".join(out), data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--validation", type=Path, default=BENCH / "work" / "validation")
+    args = parser.parse_args()
+    v01 = BENCH / "work" / "v01-ranks.json"
+    before = json.loads(v01.read_text()) if v01.exists() else {}
+    sets = {
+        "stdlib (tuning set)": [stdlib_copy(BENCH / "work" / "stdlib")],
+        "validation packages, pooled (never tuned on)": sorted(
+            p for p in args.validation.iterdir() if p.is_dir()
+        ),
+    }
+    sections, data = [], {}
+    for label, repos in sets.items():
+        report, lines = evaluate(label.split()[0], repos)
+        text, rows = table(label, report, lines, before)
+        print(text + "\n", flush=True)
+        sections.append(text)
+        data[label] = rows
+    RESULTS.mkdir(exist_ok=True)
+    header = (
+        "# Retrieval before/after (issue 8)\n\n"
+        "`python bench/eval_retrieval.py` on a 2-core CPU; all-MiniLM-L6-v2; strict rule (a hit "
+        "contains the function's def line); flat index; MRR in points. \"v0.1\" = embedstore "
+        "0.1's own search code on the same corpora and vectors (bench/eval_v01.py); \"new\" = "
+        "`embedstore eval`; \"whole-definition dense\" = one vector per whole definition, no "
+        "splitting, no BM25. MRR split/whole = on queries whose function the chunker split / kept "
+        "whole. CIs: paired bootstrap, 2,000 resamples.\n\n"
+    )
+    (RESULTS / "retrieval.md").write_text(header + "\n\n".join(sections) + "\n")
+    (RESULTS / "retrieval.json").write_text(json.dumps(data, indent=2))
+
+
+if __name__ == "__main__":
+    main()
