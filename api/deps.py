@@ -6,9 +6,10 @@ import secrets
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from starlette.exceptions import HTTPException
 
+from embedstore.api.schemas import NAME_PATTERN
 from embedstore.api.state import AppState
 from embedstore.store.collection import Collection
 
@@ -21,7 +22,11 @@ def get_state(request: Request) -> AppState:
 StateDep = Annotated[AppState, Depends(get_state)]
 
 
-def get_collection(name: str, state: StateDep) -> Iterator[Collection]:
+# The path parameter {name} of every collection route, declared with its pattern.
+CollectionName = Annotated[str, Path(pattern=NAME_PATTERN, description="Collection name.")]
+
+
+def get_collection(name: CollectionName, state: StateDep) -> Iterator[Collection]:
     """The collection, kept open until the response is done (a DELETE waits for it)."""
     with state.collections.lease(name) as collection:
         yield collection

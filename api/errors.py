@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match, Route
 
 from embedstore.errors import (
     CollectionExistsError,
@@ -18,6 +19,7 @@ from embedstore.errors import (
     EmbedstoreError,
     EncoderLoadError,
     EncoderMismatchError,
+    IndexTooSmallError,
     OutdatedCollectionError,
     UserInputError,
 )
@@ -31,9 +33,11 @@ _STATUS: list[tuple[type[Exception], int, str]] = [
     (DocumentConflictError, 409, "conflict"),
     (EncoderMismatchError, 409, "encoder_mismatch"),
     (CollectionLockedError, 409, "locked"),
+    (IndexTooSmallError, 409, "index_too_small"),
     (OutdatedCollectionError, 409, "outdated"),
     (UserInputError, 400, "bad_request"),
-    (EncoderLoadError, 400, "bad_encoder"),
+    # The model named does not exist here (or cannot be loaded): like /v1/embeddings' 404.
+    (EncoderLoadError, 404, "model_not_found"),
     (ValueError, 422, "invalid"),
     (EmbedstoreError, 500, "internal"),
 ]
@@ -70,7 +74,23 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
         401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
         413: "too_large",
     }
-    return error_response(http.status_code, code.get(http.status_code, "error"), str(http.detail))
+    response = error_response(
+        http.status_code, code.get(http.status_code, "error"), str(http.detail)
+    )
+    if http.status_code == 405:
+        # Starlette names the methods of the first route matching the path only.
+        response.headers["Allow"] = ", ".join(_allowed_methods(request))
+    return response
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods:
+            match, _ = route.matches(request.scope)
+            if match != Match.NONE:  # PARTIAL: the path matches, the method does not
+                methods |= route.methods
+    return sorted(methods)
 
 
 def _unexpected(request: Request, exc: Exception) -> JSONResponse:

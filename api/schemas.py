@@ -5,14 +5,38 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from embedstore.documents import MAX_ID_CHARS, MAX_PATH_CHARS, PRINTABLE
+from embedstore.encoders.pooling import POOLINGS, get_pooling
 from embedstore.filters import SearchFilters
 
 Mode = Literal["hybrid", "dense", "lexical"]
 IndexKind = Literal["auto", "flat", "ivfpq"]
 NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+def _json_integer(value: object) -> object:
+    # JSON Schema's integer includes 3.0; strict mode alone would refuse it
+    # (and still refuses true and "3", which is the point of strict mode).
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+JsonInteger = BeforeValidator(_json_integer)
+# Limits go before JsonInteger inside Annotated, or they are left out of the schema.
+Int = Annotated[int, JsonInteger]
+
+
+def _known_pooling(name: str) -> str:
+    get_pooling(name)  # ValueError listing the valid ones
+    return name
+
+
+PoolingName = Annotated[
+    str, Field(json_schema_extra={"enum": list(POOLINGS)}), AfterValidator(_known_pooling)
+]
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
@@ -59,7 +83,7 @@ class ErrorBody(BaseModel):
 class CollectionCreate(Strict):
     name: str = Field(pattern=NAME_PATTERN)
     encoder: str | None = None
-    pooling: str | None = None
+    pooling: PoolingName | None = None
     index_kind: IndexKind = "auto"
 
 
@@ -123,19 +147,19 @@ class Filters(Strict):
 
 class SearchRequest(Strict):
     query: str = Field(min_length=1)
-    k: int = Field(default=10, ge=1)
+    k: Int = Field(default=10, ge=1)
     mode: Mode = "hybrid"
     filters: Filters = Field(default_factory=Filters)
-    nprobe: int | None = Field(default=None, ge=1, le=65536)
+    nprobe: Annotated[int, Field(ge=1, le=65536), JsonInteger] | None = None
     highlight: bool = Field(default=False, description="Add syntax-highlighted HTML of each hit.")
 
 
 class BatchSearchRequest(Strict):
     queries: list[NonEmpty] = Field(min_length=1)
-    k: int = Field(default=10, ge=1)
+    k: Int = Field(default=10, ge=1)
     mode: Mode = "hybrid"
     filters: Filters = Field(default_factory=Filters)
-    nprobe: int | None = Field(default=None, ge=1, le=65536)
+    nprobe: Annotated[int, Field(ge=1, le=65536), JsonInteger] | None = None
 
 
 class Hit(BaseModel):
@@ -177,7 +201,7 @@ class BatchSearchResponse(BaseModel):
 
 class ContextRequest(Strict):
     query: str = Field(min_length=1)
-    max_tokens: int = Field(default=2000, ge=1, le=200_000)
+    max_tokens: Int = Field(default=2000, ge=1, le=200_000)
     mode: Mode = "hybrid"
     filters: Filters = Field(default_factory=Filters)
 
@@ -208,7 +232,7 @@ class EmbeddingsRequest(BaseModel):
     input: NonEmpty | Annotated[list[NonEmpty], Field(min_length=1)]
     model: str | None = None
     encoding_format: Literal["float", "base64"] = "float"
-    dimensions: int | None = Field(default=None, ge=1)
+    dimensions: Annotated[int, Field(ge=1), JsonInteger] | None = None
 
 
 class EmbeddingItem(BaseModel):

@@ -235,8 +235,9 @@ def convex(dense: Lists, lexical: Lists, alpha: float) -> list[int]:
     d = dict(dense)
     lx = {i: s / top_bm25 for i, s in lexical}
     floor = min(d.values()) if d else 0.0
+    lx_floor = min(lx.values()) if len(lx) >= 100 else 0.0
     items = set(d) | set(lx)
-    score = {i: alpha * d.get(i, floor) + (1 - alpha) * lx.get(i, 0.0) for i in items}
+    score = {i: alpha * d.get(i, floor) + (1 - alpha) * lx.get(i, lx_floor) for i in items}
     return [i for i, _ in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 

@@ -57,14 +57,20 @@ class Document:
         )
 
 
-def check_distinct_paths(documents: Sequence[Document]) -> None:
-    """Refuse two documents of one batch that would share a path (a path names one file).
+def check_distinct(documents: Sequence[Document]) -> None:
+    """Refuse two documents of one batch with one id, or that would share a path.
 
     A document without ``path`` takes its id as path, so ``{"id": "a"}`` and
     ``{"id": "b", "path": "a"}`` conflict too.
     """
     owners: dict[str, str] = {}
+    ids: set[str] = set()
     for document in documents:
+        if document.id in ids:
+            raise DocumentConflictError(
+                f"document id {document.id!r} appears twice: ids must be unique within one request"
+            )
+        ids.add(document.id)
         owner = owners.setdefault(document.shown_path, document.id)
         if owner != document.id:
             raise DocumentConflictError(

@@ -24,8 +24,8 @@ class CollectionExistsError(EmbedstoreError):
     """A collection of that name exists already."""
 
 
-class DocumentConflictError(EmbedstoreError):
-    """Two documents of one request claim the same path."""
+class DocumentConflictError(UserInputError):
+    """Two documents claim one id or one path (in a request, or with what is stored)."""
 
 
 class EncoderMismatchError(EmbedstoreError):
@@ -42,6 +42,10 @@ class CollectionLockedError(EmbedstoreError):
 
 class CorruptCollectionError(EmbedstoreError):
     """A collection's files cannot be read and cannot be repaired."""
+
+
+class IndexTooSmallError(EmbedstoreError, ValueError):
+    """The collection holds too few vectors for the index kind it asks for (IVF-PQ)."""
 
 
 class VectorIndexError(EmbedstoreError):

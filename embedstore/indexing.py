@@ -20,7 +20,12 @@ from embedstore.chunking.types import Chunk, chunk_body
 from embedstore.documents import Document
 from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import canonical_spec, load_encoder
-from embedstore.errors import EncoderMismatchError, OutdatedCollectionError, UserInputError
+from embedstore.errors import (
+    DocumentConflictError,
+    EncoderMismatchError,
+    OutdatedCollectionError,
+    UserInputError,
+)
 from embedstore.indexes import choose_kind
 from embedstore.lexical import index_terms
 from embedstore.progress import NullProgress, Progress
@@ -200,7 +205,7 @@ def _refuse_taken_paths(
         mine = None if owner is None else owner.get(source.rel_path)
         if record is not None and record.doc_id != mine:
             holder = f"document {record.doc_id!r}" if record.doc_id else "an indexed file"
-            raise UserInputError(f"path {source.rel_path!r} is already used by {holder}")
+            raise DocumentConflictError(f"path {source.rel_path!r} is already used by {holder}")
 
 
 def _open_existing(store: Store, name: str, *, rebuild: bool) -> Collection | None:

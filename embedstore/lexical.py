@@ -41,18 +41,6 @@ def code_terms(text: str) -> list[str]:
     return terms
 
 
-_CODE_TOKEN = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|\w\(|\w\.\w|::")
-
-
-def looks_like_code(text: str) -> bool:
-    """True for queries that name code (snake_case, camelCase, calls, dotted names).
-
-    Someone typing an identifier wants the places that spell it; hybrid search
-    trusts the lexical side more for such queries.
-    """
-    return bool(_CODE_TOKEN.search(text))
-
-
 _ENGLISH = frozenset({
     "a", "about", "above", "after", "again", "against", "all", "also", "an", "and", "any",
     "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",

@@ -113,7 +113,7 @@ def search(
     elif mode == "lexical":
         ranked = lexical
     else:
-        ranked = fuse(dense, lexical)
+        ranked = fuse(dense, lexical, fetch)
     top = ranked[:k]
     return _results(collection, top, dict(dense), dict(lexical), query, vector)
 

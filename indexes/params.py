@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from embedstore.errors import IndexTooSmallError
 from embedstore.indexes.arrays import check_positive_int
 
 INDEX_KINDS = ("auto", "flat", "ivfpq")
@@ -77,12 +78,13 @@ def ivfpq_params(n: int, d: int) -> dict[str, int]:
       and at least 1 (so ``n >= 78`` is required).
     - ``nprobe`` = ``default_nprobe(nlist)``: the default lists scanned per query.
 
-    Raises ``ValueError`` when ``n`` is below 78 or ``d`` is not positive.
+    Raises ``IndexTooSmallError`` (a ``ValueError``) when ``n`` is below 78, and
+    ``ValueError`` when ``d`` is not positive.
     """
     if d < 1:
         raise ValueError(f"the vector dimension must be positive, got {d}")
     if n < MIN_IVFPQ_VECTORS:
-        raise ValueError(
+        raise IndexTooSmallError(
             f"IVF-PQ needs at least {MIN_IVFPQ_VECTORS} vectors to train, got {n}; "
             "use the 'flat' (or 'auto') index kind for a collection this small"
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from embedstore.api.deps import CollectionDep, StateDep
+from embedstore.api.deps import CollectionDep, CollectionName, StateDep
 from embedstore.api.schemas import CollectionCreate, CollectionInfo
 from embedstore.errors import CollectionExistsError
 from embedstore.indexing import IndexOptions, prepare_collection
@@ -47,6 +47,6 @@ def get_collection(collection: CollectionDep) -> CollectionInfo:
 
 
 @router.delete("/{name}")
-def delete_collection(name: str, state: StateDep) -> dict[str, str]:
+def delete_collection(name: CollectionName, state: StateDep) -> dict[str, str]:
     state.collections.delete(name)  # waits for the searches in flight
     return {"deleted": name}

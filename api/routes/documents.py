@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 
 from embedstore.api.deps import CollectionDep, StateDep
 from embedstore.api.schemas import DocumentOut, DocumentsUpsert
-from embedstore.documents import Document, check_distinct_paths
+from embedstore.documents import Document, check_distinct
 from embedstore.indexing import delete_documents, upsert_documents
 from embedstore.store import db
 
@@ -19,7 +19,7 @@ router = APIRouter(prefix="/v1/collections/{name}/documents", tags=["documents"]
 
 
 @router.post("")
-def upsert(name: str, body: DocumentsUpsert, state: StateDep, _: CollectionDep) -> dict[str, Any]:
+def upsert(body: DocumentsUpsert, state: StateDep, collection: CollectionDep) -> dict[str, Any]:
     limits = state.settings
     if len(body.documents) > limits.max_batch_items:
         raise ValueError(
@@ -32,8 +32,8 @@ def upsert(name: str, body: DocumentsUpsert, state: StateDep, _: CollectionDep) 
                 f"the limit is {limits.max_document_chars:,}"
             )
     docs = [Document(d.id, d.text, d.path, d.language, d.metadata) for d in body.documents]
-    check_distinct_paths(docs)
-    return asdict(upsert_documents(state.store, name, docs))
+    check_distinct(docs)
+    return asdict(upsert_documents(state.store, collection.name, docs))
 
 
 @router.get("/{doc_id}")
@@ -49,7 +49,7 @@ def get_document(doc_id: str, collection: CollectionDep) -> DocumentOut:
 
 
 @router.delete("/{doc_id}")
-def delete_document(name: str, doc_id: str, state: StateDep, _: CollectionDep) -> dict[str, str]:
-    if not delete_documents(state.store, name, [doc_id]):
-        raise HTTPException(404, f"no document {doc_id!r} in collection {name!r}")
+def delete_document(doc_id: str, state: StateDep, collection: CollectionDep) -> dict[str, str]:
+    if not delete_documents(state.store, collection.name, [doc_id]):
+        raise HTTPException(404, f"no document {doc_id!r} in collection {collection.name!r}")
     return {"deleted": doc_id}

@@ -8,10 +8,9 @@ from typing import Any
 from fastapi import APIRouter
 from starlette.exceptions import HTTPException
 
-from embedstore.api.deps import StateDep
+from embedstore.api.deps import CollectionName, StateDep
 from embedstore.api.schemas import IndexRequest
 from embedstore.indexing import IndexOptions
-from embedstore.store.store import check_name
 
 router = APIRouter(prefix="/v1", tags=["jobs"])
 
@@ -31,8 +30,7 @@ def allowed_path(requested: str, roots: list[Path]) -> Path:
 
 
 @router.post("/collections/{name}/index", status_code=202)
-def start_index_job(name: str, body: IndexRequest, state: StateDep) -> dict[str, Any]:
-    check_name(name)
+def start_index_job(name: CollectionName, body: IndexRequest, state: StateDep) -> dict[str, Any]:
     folder = allowed_path(body.path, state.settings.allowed_roots)
     if not folder.is_dir():
         raise HTTPException(404, f"{body.path!r} is not a folder on the server")

@@ -58,8 +58,8 @@ def test_oversized_body_is_413(client: TestClient) -> None:
 
 def test_duplicate_document_ids_are_refused_and_nothing_is_written(client: TestClient) -> None:
     docs = {"documents": [{"id": "d", "text": "one"}, {"id": "d", "text": "two"}]}
-    status, _, message = error_of(client.post("/v1/collections/c/documents", json=docs))
-    assert status == 400 and "unique" in message
+    status, code, message = error_of(client.post("/v1/collections/c/documents", json=docs))
+    assert (status, code) == (409, "conflict") and "unique" in message
     assert client.get("/v1/collections/c").json()["files"] == 1
 
 

@@ -7,7 +7,6 @@ from embedstore.lexical import (
     fold_plural,
     fts_query,
     index_terms,
-    looks_like_code,
     split_identifier,
 )
 
@@ -34,13 +33,6 @@ def test_dunder_names_and_punctuation() -> None:
 def test_query_quotes_operators_and_dedups() -> None:
     assert fts_query("read AND read_file") == '"read" OR "read_file" OR "file"'
     assert fts_query("!!! ...") is None
-
-
-def test_code_like_queries_are_recognised() -> None:
-    for query in ("data_file_path", "getServerDataFilePath", "os.path.join", "parse(", "a::b"):
-        assert looks_like_code(query), query
-    for query in ("get server data file path", "Parse the config file.", "HTTP server"):
-        assert not looks_like_code(query), query
 
 
 def test_stop_words_and_keywords_are_dropped_from_index_and_query() -> None:

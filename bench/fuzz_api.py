@@ -1,0 +1,63 @@
+"""Schemathesis `--checks all` against a live embedstore server, for longer than CI allows.
+
+    python bench/fuzz_api.py [--max-examples N] [--max-time SECONDS] [--seed S]
+
+The server is a real uvicorn on 127.0.0.1 with the fake encoder (the HTTP
+layer is what is fuzzed); the exceptions to `--checks all` are listed, with
+reasons, in tests/api/schemathesis.toml. Writes bench/results/fuzz.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.api.fuzz import CONFIG, fuzz_app, run_schemathesis  # noqa: E402
+from tests.api.server import serving_in_thread  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results" / "fuzz.md"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-examples", type=int, default=200)
+    parser.add_argument("--max-time", type=int, default=300, help="seconds for the whole run")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, serving_in_thread(fuzz_app(Path(tmp))) as url:
+        began = time.monotonic()
+        run = run_schemathesis(url, max_examples=args.max_examples, max_time=args.max_time,
+                               seed=args.seed)
+        seconds = time.monotonic() - began
+    summary = run.output[run.output.rfind("SUMMARY"):] if "SUMMARY" in run.output else run.output
+    lines = [
+        "# Schemathesis `--checks all` against `embedstore serve`",
+        "",
+        f"schemathesis {version('schemathesis')}, seed {args.seed}, max {args.max_examples} "
+        f"examples per operation, time budget {args.max_time} s; exceptions: "
+        f"`{CONFIG.relative_to(ROOT)}`.",
+        "",
+        "| test cases | failures (exit code) | seconds |",
+        "| --- | --- | --- |",
+        f"| {run.cases} | {'none' if run.returncode == 0 else 'yes'} ({run.returncode}) "
+        f"| {seconds:.0f} |",
+        "",
+        "```",
+        summary.strip(),
+        "```",
+        "",
+    ]
+    RESULTS.write_text("\n".join(lines))
+    print("\n".join(lines))
+    sys.exit(run.returncode)
+
+
+if __name__ == "__main__":
+    main()
