@@ -17,6 +17,7 @@ from embedstore.api.limits import BodySizeLimit
 from embedstore.api.metrics import Metrics
 from embedstore.api.openapi import ERROR_RESPONSES, install_openapi
 from embedstore.api.routes import collections, documents, embeddings, jobs, search, system
+from embedstore.api.routes import map as collection_map
 from embedstore.api.settings import ServerSettings
 from embedstore.api.state import AppState, CollectionCache
 from embedstore.encoders.registry import load_encoder
@@ -57,7 +58,7 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_request_bytes)
     guarded = [Depends(require_api_key)]
     for router in (collections.router, documents.router, search.router, jobs.router,
-                   embeddings.router):
+                   embeddings.router, collection_map.router):
         app.include_router(router, dependencies=guarded, responses=ERROR_RESPONSES)
     app.include_router(system.router)
     install_openapi(app, config)

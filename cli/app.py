@@ -9,9 +9,11 @@ from embedstore.cli import (
     context_cmd,
     eval_cmd,
     index_cmd,
+    plot_cmd,
     plt_cmd,
     search_cmd,
     serve_cmd,
+    tune_cmd,
 )
 
 app = typer.Typer(
@@ -29,6 +31,8 @@ app.command("info")(collections_cmd.info)
 app.command("rm")(collections_cmd.rm)
 app.command("eval")(eval_cmd.evaluate)
 app.command("serve")(serve_cmd.serve)
+app.command("plot")(plot_cmd.plot)
+app.command("tune")(tune_cmd.tune)
 app.add_typer(plt_cmd.plt_app, name="plt")
 
 

@@ -452,3 +452,9 @@ def lexical_search(
         params,
     )
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def unit_ids(conn: sqlite3.Connection) -> np.ndarray:
+    """int64 (n,) ids of every unit, ascending: what a map samples from without its vectors."""
+    return np.array([r[0] for r in conn.execute("SELECT id FROM units ORDER BY id")],
+                    dtype=np.int64)

@@ -1,0 +1,78 @@
+"""Training pairs mined from a repository: a docstring's first sentence -> its definition.
+
+The same pairs `embedstore eval` scores, turned into training data: the query
+is the docstring's first sentence, the positive the definition's code with
+that docstring removed, embedded exactly as the indexer embeds it (path and
+context header included). A fifth of the files, picked by a hash of their
+path, is held out: never trained on, only scored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from embedstore.chunking import chunk_file
+from embedstore.chunking.types import Chunk, TokenCounter
+from embedstore.evaluation.dataset import strip_docstrings
+from embedstore.indexing import embedding_text
+from embedstore.sources import walk_sources
+from embedstore.units import group_units
+
+# Files whose path hash falls in 1 of this many buckets are held out.
+HOLDOUT_BUCKETS = 5
+
+
+@dataclass(frozen=True)
+class Pair:
+    query: str
+    positive: str  # the definition as the indexer embeds it
+    path: str  # repository name / relative path: what the hold-out split is keyed on
+    siblings: tuple[str, ...]  # other definitions of the same file, embedded likewise
+
+
+def held_out(path: str) -> bool:
+    """Whether a file belongs to the held-out fifth (stable across runs and machines)."""
+    digest = hashlib.sha1(path.encode("utf-8")).hexdigest()
+    return int(digest, 16) % HOLDOUT_BUCKETS == 0
+
+
+def mine_pairs(
+    repos: Sequence[Path], *, max_tokens: int, count_tokens: TokenCounter
+) -> list[Pair]:
+    """Every (docstring sentence, definition) pair of the repositories' Python files."""
+    pairs: list[Pair] = []
+    for repo in repos:
+        for source in walk_sources(repo):
+            if source.language != "python":
+                continue
+            stripped, queries = strip_docstrings(source.text, source.rel_path)
+            if not queries:
+                continue
+            key = f"{Path(repo).name}/{source.rel_path}"
+            units = _embedded_units(stripped, source.rel_path, max_tokens, count_tokens)
+            for q in queries:
+                own = [text for (start, end), text in units if start <= q.def_line <= end]
+                if not own:
+                    continue
+                siblings = tuple(text for _, text in units if text != own[0])
+                pairs.append(Pair(q.query, own[0], key, siblings))
+    return pairs
+
+
+def _embedded_units(
+    text: str, rel_path: str, max_tokens: int, count_tokens: TokenCounter
+) -> list[tuple[tuple[int, int], str]]:
+    """Each unit's lines and its whole text as the indexer's header + code."""
+    lines = text.split("\n")
+    budget = max_tokens - count_tokens([rel_path])[0]
+    out = []
+    for plan in group_units(chunk_file(text, "python", max_tokens=budget,
+                                       count_tokens=count_tokens)):
+        whole = "\n".join(lines[plan.start_line - 1 : plan.end_line])
+        unit = Chunk(whole, plan.start_line, plan.end_line, plan.kind, plan.symbol,
+                     plan.chunks[0].context)
+        out.append(((plan.start_line, plan.end_line), embedding_text(rel_path, unit)))
+    return out
