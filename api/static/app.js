@@ -82,6 +82,8 @@ $("search-form").addEventListener("submit", async (event) => {
       query, k: 10, mode, highlight: true,
     });
     $("results").replaceChildren(...data.results.map((hit, i) => renderHit(hit, i + 1)));
+    // The Map view (map.js) rings these results' points.
+    document.dispatchEvent(new CustomEvent("search-results", { detail: data.results }));
     const ms = Math.round(performance.now() - started);
     $("status").textContent = `${data.results.length} results in ${ms} ms`;
   } catch (err) {

@@ -39,6 +39,11 @@ def held_out(path: str) -> bool:
     return int(digest, 16) % HOLDOUT_BUCKETS == 0
 
 
+def split_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], list[Pair]]:
+    """(trained, held out): the pairs of held-out files never reach training."""
+    return [p for p in pairs if not held_out(p.path)], [p for p in pairs if held_out(p.path)]
+
+
 def mine_pairs(
     repos: Sequence[Path], *, max_tokens: int, count_tokens: TokenCounter
 ) -> list[Pair]:

@@ -20,7 +20,7 @@ from embedstore.evaluation.runner import run_eval
 from embedstore.progress import NullProgress, Progress
 from embedstore.sources import walk_sources
 from embedstore.tuning.negatives import hard_negatives
-from embedstore.tuning.pairs import held_out, mine_pairs
+from embedstore.tuning.pairs import held_out, mine_pairs, split_pairs
 from embedstore.tuning.train import TrainSettings, set_pooling, train
 
 
@@ -65,9 +65,9 @@ def run_tune(
     ui.start("mine pairs", None)
     pairs = mine_pairs(repos, max_tokens=encoder.max_tokens, count_tokens=encoder.count_tokens)
     ui.finish("mine pairs")
-    trained = [p for p in pairs if not held_out(p.path)]
+    trained, held = split_pairs(pairs)
     report.pairs_trained = len(trained)
-    report.pairs_held_out = len(pairs) - len(trained)
+    report.pairs_held_out = len(held)
     if not trained or report.pairs_held_out == 0:
         raise UserInputError(
             f"{len(pairs)} docstring/code pairs found, {report.pairs_held_out} of them in "
