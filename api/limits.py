@@ -27,9 +27,12 @@ class BodySizeLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers", [])).get(b"content-length")
+        headers = dict(scope.get("headers", []))
+        declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(receive, scope, send)
+            # A client that waits for "100 Continue" has sent nothing yet: answer at once.
+            waiting = headers.get(b"expect", b"").lower() == b"100-continue"
+            await self._refuse(receive, scope, send, more=not waiting)
             return
         body, more = bytearray(), True
         while more:

@@ -24,6 +24,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     413: _error("Request body over the size limit"),
     422: _error("Invalid fields, limits or JSON"),
 }
+# Only the routes that read server folders.
+FORBIDDEN_RESPONSE: dict[int | str, dict[str, Any]] = {
+    403: _error("Folder outside the allowed roots, or indexing folders off"),
+}
 
 
 def _limits(settings: ServerSettings) -> dict[tuple[str, str], dict[str, int]]:

@@ -127,7 +127,9 @@ class DocumentOut(BaseModel):
 
 
 class IndexRequest(Strict):
-    path: str = Field(min_length=1, description="Folder on the server, under an allowed root.")
+    # No NUL: the operating system cannot take it in a path.
+    path: str = Field(min_length=1, pattern=r"^[^\x00]+$",
+                      description="Folder on the server, under an allowed root.")
     rebuild: bool = False
     index_kind: IndexKind | None = None
 

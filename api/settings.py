@@ -27,6 +27,8 @@ class ServerSettings(BaseSettings):
     max_query_chars: int = 4096
     max_document_chars: int = 1_000_000
     max_batch_items: int = 256
+    # Tokens (of the model's tokenizer) in all the inputs of one /v1/embeddings request.
+    max_embedding_tokens: int = 100_000
     max_k: int = 100
     # Dynamic batching of encoder calls across concurrent requests.
     batch_max_size: int = 64

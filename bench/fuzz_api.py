@@ -36,7 +36,9 @@ def main() -> None:
         run = run_schemathesis(url, max_examples=args.max_examples, max_time=args.max_time,
                                seed=args.seed)
         seconds = time.monotonic() - began
-    summary = run.output[run.output.rfind("SUMMARY"):] if "SUMMARY" in run.output else run.output
+    # The failures' details (each with a curl line to replay it), then the summary.
+    start = run.output.find("FAILURES")
+    summary = run.output[start if start >= 0 else run.output.rfind("SUMMARY"):]
     lines = [
         "# Schemathesis `--checks all` against `embedstore serve`",
         "",

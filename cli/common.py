@@ -11,6 +11,7 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from embedstore.errors import EmbedstoreError, UserInputError
 from embedstore.filters import SearchFilters
@@ -106,7 +107,8 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except (EmbedstoreError, ValueError) as exc:
-            err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+            # Escaped: a message may hold brackets ("pip install 'embedstore[umap]'").
+            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(code=1) from None
 
     return wrapper

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from starlette.exceptions import HTTPException
 
 from embedstore.api.deps import CollectionName, StateDep
+from embedstore.api.openapi import FORBIDDEN_RESPONSE
 from embedstore.api.schemas import IndexRequest
 from embedstore.indexing import IndexOptions
 
@@ -29,7 +30,7 @@ def allowed_path(requested: str, roots: list[Path]) -> Path:
     return resolved
 
 
-@router.post("/collections/{name}/index", status_code=202)
+@router.post("/collections/{name}/index", status_code=202, responses=FORBIDDEN_RESPONSE)
 def start_index_job(name: CollectionName, body: IndexRequest, state: StateDep) -> dict[str, Any]:
     folder = allowed_path(body.path, state.settings.allowed_roots)
     if not folder.is_dir():

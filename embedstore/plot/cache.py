@@ -2,7 +2,7 @@
 
 A file is named by the database generation and a digest of everything else
 that shapes the map, so any write to the collection makes its maps stale;
-saving a map deletes the stale ones.
+saving a map deletes the stale ones, and all but the MAX_ENTRIES newest.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ log = logging.getLogger("embedstore.plot")
 CACHE_DIR = "map-cache"
 # Part of every key: a change to the JSON layout must not read old files.
 FORMAT = 1
+# Maps kept per collection, the most recently saved.
+MAX_ENTRIES = 16
 
 
 def key(method: str, limit: int, seed: int, queries: Sequence[str], k: int) -> str:
@@ -50,9 +52,16 @@ def save(collection_path: Path, generation: int, key: str, found: CollectionMap)
     try:
         file.parent.mkdir(exist_ok=True)
         replace_atomically(file, (json.dumps(found.to_dict()).encode(),))
-        for old in file.parent.glob("g*.json"):
-            if not old.name.startswith(f"g{generation}-"):
-                old.unlink(missing_ok=True)
+        current = []
+        for entry in file.parent.glob("g*.json"):
+            if entry.name.startswith(f"g{generation}-"):
+                current.append(entry)
+            else:
+                entry.unlink(missing_ok=True)
+        # Every limit and seed is a key of its own: keep the folder's size bounded.
+        current.sort(key=lambda entry: entry.stat().st_mtime, reverse=True)
+        for entry in current[MAX_ENTRIES:]:
+            entry.unlink(missing_ok=True)
     except OSError as exc:
         # A read-only store still draws maps, just not instantly the second time.
         log.warning("could not save the map cache %s: %s", file, exc)

@@ -69,14 +69,27 @@ def write_html(found: CollectionMap, out: Path, color_by: str) -> None:
             mode="lines", line={"color": QUERY_COLOR, "width": 1}, opacity=0.5,
             hoverinfo="skip", showlegend=False,
         ))
-        ranked = "<br>".join(f"{rank}. {h.location} {h.symbol or ''}"
+        # Rings: a query's hits often sit right beside it, under its star.
+        fig.add_trace(scatter(
+            x=[h.x for h in hits], y=[h.y for h in hits], mode="markers", showlegend=False,
+            marker={"symbol": "circle-open", "size": 13, "color": QUERY_COLOR,
+                    "line": {"width": 2}},
+            customdata=[[h.location, h.symbol or ""] for h in hits],
+            hovertemplate=f"hit of {_escape(marker.query)}:<br>%{{customdata[0]}}<br>"
+                          "%{customdata[1]}<extra></extra>",
+        ))
+        ranked = "<br>".join(_escape(f"{rank}. {h.location} {h.symbol or ''}")
                              for rank, h in enumerate(hits, start=1))
         fig.add_trace(go.Scatter(
-            x=[marker.x], y=[marker.y], mode="markers+text", name=f"query: {marker.query}",
-            text=[_escape(marker.query)], textposition="top center",
+            x=[marker.x], y=[marker.y], mode="markers", name=f"query: {_escape(marker.query)}",
             marker={"color": QUERY_COLOR, "size": 14, "symbol": "star"},
             hovertemplate=f"<b>{_escape(marker.query)}</b><br>{ranked}<extra></extra>",
         ))
+        # A boxed label off to the side, so the query's hits around it stay visible.
+        fig.add_annotation(
+            x=marker.x, y=marker.y, text=_escape(marker.query), ax=40, ay=-30, arrowwidth=1,
+            bgcolor="white", bordercolor=QUERY_COLOR, borderpad=3,
+        )
     fig.update_layout(_layout(found, color_by))
     fig.write_html(
         out, include_plotlyjs=True, full_html=True, div_id=DIV_ID, post_script=CLICK_TO_COPY,
@@ -94,6 +107,7 @@ def _layout(found: CollectionMap, color_by: str) -> dict[str, Any]:
 
 
 def _escape(text: str) -> str:
-    # Plotly reads text as HTML and a hovertemplate's %{...} as a field: a query is neither.
+    # Plotly reads text as HTML and a hovertemplate's %{...} as a field: a query or a
+    # path is neither.
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace("%", "&#37;"))

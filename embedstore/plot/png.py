@@ -37,6 +37,9 @@ def write_png(
         for hit in marker.hits:
             ax.plot([marker.x, by_id[hit].x], [marker.y, by_id[hit].y], color=QUERY_COLOR,
                     linewidth=0.8, alpha=0.6)
+        # Rings: a query's hits often sit right beside it, under its star.
+        ax.scatter([by_id[h].x for h in marker.hits], [by_id[h].y for h in marker.hits], s=70,
+                   facecolors="none", edgecolors=QUERY_COLOR, linewidths=1.2, zorder=3)
         ax.scatter([marker.x], [marker.y], s=220, marker="*", c=QUERY_COLOR, zorder=3)
         ax.annotate(marker.query, (marker.x, marker.y), xytext=(8, 8),
                     textcoords="offset points", fontsize=10, zorder=4,

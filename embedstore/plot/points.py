@@ -5,7 +5,6 @@ This JSON is what `GET /v1/collections/{name}/map` returns and what the cache st
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import PurePosixPath
@@ -90,7 +89,10 @@ def top_folders(paths: Sequence[str]) -> list[str]:
     parts of a codebase apart. Files at that level get the shared folder (``./`` at the top).
     """
     parents = [PurePosixPath(p).parent.parts for p in paths]
-    shared = list(os.path.commonprefix(parents)) if parents else []
+    shared = parents[0] if parents else ()
+    for parts in parents[1:]:
+        while parts[: len(shared)] != shared:
+            shared = shared[:-1]
     depth = len(shared)
     return ["/".join(parts[: depth + 1]) + "/" if len(parts) > depth else
             ("/".join(shared) + "/" if shared else "./") for parts in parents]

@@ -59,7 +59,9 @@ def sample_ids(ids: np.ndarray, limit: int, seed: int) -> np.ndarray:
     return np.sort(chosen)
 
 
-def project(fitted: np.ndarray, extra: np.ndarray, method: str, seed: int) -> tuple[np.ndarray, str]:
+def project(
+    fitted: np.ndarray, extra: np.ndarray, method: str, seed: int
+) -> tuple[np.ndarray, str]:
     """2-D positions of ``fitted`` (n, d) then ``extra`` (m, d) rows; returns (n + m, 2), method.
 
     PCA is fitted on ``fitted`` alone and places ``extra`` (queries, hits outside
@@ -80,15 +82,17 @@ def _pca(fitted: np.ndarray, placed: np.ndarray) -> np.ndarray:
     """``placed`` (m, d) on the first two principal axes of ``fitted`` (n, d) -> (m, 2)."""
     if len(fitted) == 0:
         return np.zeros((len(placed), 2), dtype=np.float32)
-    mean = fitted.mean(axis=0)  # (d,)
-    _, _, vt = np.linalg.svd(fitted - mean, full_matrices=False)  # vt: (min(n, d), d)
-    axes = np.zeros((2, fitted.shape[1]), dtype=np.float32)  # one point has no second axis
-    axes[: min(2, len(vt))] = vt[:2]
-    # An SVD's signs are arbitrary: make each axis's largest entry positive so
+    mean = fitted.mean(axis=0, dtype=np.float64)  # (d,)
+    centred = fitted - mean  # (n, d) float64
+    # Eigenvectors of the (d, d) scatter matrix rather than an SVD of the (n, d)
+    # data: the same axes, many times faster when other jobs share the cores.
+    _, vectors = np.linalg.eigh(centred.T @ centred)  # ascending eigenvalues
+    axes = vectors[:, ::-1][:, :2].T  # (2, d), largest variance first
+    # Eigenvector signs are arbitrary: make each axis's largest entry positive so
     # that the map never mirrors between runs or machines.
     largest = axes[np.arange(2), np.abs(axes).argmax(axis=1)]  # (2,)
-    axes *= np.where(largest < 0, -1.0, 1.0)[:, None]
-    return (placed - mean) @ axes.T  # (m, 2)
+    axes = axes * np.where(largest < 0, -1.0, 1.0)[:, None]
+    return ((placed - mean) @ axes.T).astype(np.float32)  # (m, 2)
 
 
 def _tsne(vectors: np.ndarray, seed: int) -> np.ndarray:

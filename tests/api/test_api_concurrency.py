@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 import urllib.error
@@ -155,3 +156,19 @@ def test_f10_oversized_chunked_body_is_a_413(url: str) -> None:
     assert status == 413 and b"too_large" in answer
     # the server is still fine afterwards
     assert httpx.get(f"{url}/health").status_code == 200
+
+
+def test_f10_a_client_expecting_100_continue_gets_the_413_before_sending(url: str) -> None:
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(
+            b"POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 10485760\r\nExpect: 100-continue\r\n\r\n"
+        )
+        answer = b""
+        while b"}}" not in answer:  # no body sent: the server must not wait for one
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 413") and b"too_large" in answer

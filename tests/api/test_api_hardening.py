@@ -10,10 +10,12 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from embedstore.api.app import create_app
+from embedstore.api.routes import embeddings as embeddings_route
 from embedstore.api.settings import ServerSettings
 from embedstore.cli.app import app as cli_app
 from embedstore.errors import UserInputError
 from tests.api.conftest import error_of
+from tests.fakes import FAKE_SPEC, FakeEncoder
 
 
 @pytest.mark.parametrize("keys", [[""], ["  "], ["good", ""]])
@@ -123,3 +125,35 @@ def test_f11_openapi_declares_statuses_limits_and_media_types(client: TestClient
     assert schemas["SearchRequest"]["properties"]["query"]["maxLength"] == 200
     metrics = spec["paths"]["/metrics"]["get"]["responses"]["200"]["content"]
     assert list(metrics) == ["text/plain"]
+
+
+def test_f9_embeddings_cap_total_tokens_per_request(settings: ServerSettings) -> None:
+    capped = settings.model_copy(update={"max_embedding_tokens": 20})
+    with TestClient(create_app(capped)) as client:
+        # A collection of the fake encoder makes it a served model.
+        client.post("/v1/collections", json={"name": "c", "encoder": FAKE_SPEC})
+        # The fake encoder counts words + 2: 3 inputs of 8 tokens each is 24.
+        body = {"input": ["one two three four five six"] * 3, "model": FAKE_SPEC}
+        status, _, message = error_of(client.post("/v1/embeddings", json=body))
+        assert status == 422 and "20 tokens" in message
+        body["input"] = body["input"][:2]
+        ok = client.post("/v1/embeddings", json=body).json()
+        assert ok["usage"]["prompt_tokens"] == 16 and len(ok["data"]) == 2
+
+
+def test_f9_embeddings_are_encoded_in_bounded_groups(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    real_encode = FakeEncoder.encode
+
+    def spy(self: FakeEncoder, texts, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(texts))
+        return real_encode(self, texts, **kwargs)
+
+    monkeypatch.setattr(FakeEncoder, "encode", spy)
+    monkeypatch.setattr(embeddings_route, "GROUP_CHARS", 20)
+    texts = [f"input number {i}" for i in range(6)]  # 14 characters each
+    response = client.post("/v1/embeddings", json={"input": texts, "model": FAKE_SPEC})
+    assert response.status_code == 200 and len(response.json()["data"]) == 6
+    assert calls == [1] * 6
