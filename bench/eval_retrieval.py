@@ -19,11 +19,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stdlib_corpus import stdlib_copy  # noqa: E402
+from stdlib_corpus import stdlib_copy
 
-from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks  # noqa: E402
-from embedstore.evaluation.metrics import CUTOFF, rank_metrics  # noqa: E402
-from embedstore.evaluation.runner import POOLED, EvalReport, run_eval  # noqa: E402
+from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
+from embedstore.evaluation.metrics import CUTOFF, rank_metrics
+from embedstore.evaluation.runner import POOLED, EvalReport, run_eval
 
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / "work" / "study"
@@ -52,7 +52,7 @@ def table(label: str, report: EvalReport, lines: list[dict[str, object]],
         "|---|---|---|---|---|---|---|",
     ]
     data: dict[str, object] = {}
-    names = sorted({str(x["repo"]) for x in default}, key=lambda n: [str(x["repo"]) for x in default].index(n))
+    names = list(dict.fromkeys(str(x["repo"]) for x in default))
     for mode in ("hybrid", "dense", "lexical"):
         if not before or any(n not in before for n in names):
             break
@@ -62,15 +62,17 @@ def table(label: str, report: EvalReport, lines: list[dict[str, object]],
         on = [v for v, s in zip(rr, split, strict=True) if s]
         off = [v for v, s in zip(rr, split, strict=True) if not s]
         d, lo, hi = (100 * x for x in paired_bootstrap_ci(rr, default_rr))
-        out.append(f"| v0.1 {mode} | {m['mrr@10']:.1f} | {m['recall@1']:.1f} | {m['recall@10']:.1f} "
-                   f"| {100 * sum(on) / max(1, len(on)):.1f} | {100 * sum(off) / max(1, len(off)):.1f} "
+        out.append(f"| v0.1 {mode} | {m['mrr@10']:.1f} | {m['recall@1']:.1f} | "
+                   f"{m['recall@10']:.1f} | {100 * sum(on) / max(1, len(on)):.1f} | "
+                   f"{100 * sum(off) / max(1, len(off)):.1f} "
                    f"| {d:+.1f} [{lo:+.1f}, {hi:+.1f}] |")
         data[f"v0.1 {mode}"] = m
     for r in rows:
         ci = "-" if r.vs_default is None else "{:+.1f} [{:+.1f}, {:+.1f}]".format(*r.vs_default)
         name = r.mode if r.mode.startswith("whole") else f"new {r.mode}"
         out.append(f"| {name} | {r.metrics['mrr@10']:.1f} | {r.metrics['recall@1']:.1f} | "
-                   f"{r.metrics['recall@10']:.1f} | {r.split_mrr or 0:.1f} | {r.whole_mrr or 0:.1f} | {ci} |")
+                   f"{r.metrics['recall@10']:.1f} | {r.split_mrr or 0:.1f} | "
+                   f"{r.whole_mrr or 0:.1f} | {ci} |")
         data[name] = {**r.metrics, "split_mrr": r.split_mrr, "whole_mrr": r.whole_mrr,
                       "vs_default": r.vs_default}
     return "\n".join(out), data

@@ -58,7 +58,9 @@ def main() -> None:
             with sqlite3.connect(STUDY / name / "store" / "with-header" / "meta.sqlite") as new:
                 rows = new.execute("SELECT text_hash, vector FROM chunks").fetchall()
             with target.writing(), db.transaction(target.conn):
-                target.conn.executemany("INSERT OR REPLACE INTO pending_vectors VALUES (?, ?)", rows)
+                target.conn.executemany(
+                    "INSERT OR REPLACE INTO pending_vectors VALUES (?, ?)", rows
+                )
                 db.set_meta(target.conn, "pending_for",
                             parked_identity(manifest.encoder, manifest.pooling))
         report = index_folder(store, STUDY / name / "corpus", options)

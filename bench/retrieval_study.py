@@ -24,11 +24,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stdlib_corpus import stdlib_copy  # noqa: E402
+from stdlib_corpus import stdlib_copy
 
-from embedstore.evaluation.dataset import EvalQuery, build_corpus  # noqa: E402
-from embedstore.indexing import IndexOptions, index_folder  # noqa: E402
-from embedstore.store.store import Store  # noqa: E402
+from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
+from embedstore.evaluation.dataset import EvalQuery, build_corpus
+from embedstore.indexing import IndexOptions, index_folder
+from embedstore.lexical import STOP_WORDS, code_terms, index_terms
+from embedstore.store.store import Store
 
 WORK = Path(__file__).resolve().parent / "work" / "study"
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -81,7 +83,8 @@ def load(name: str, path: Path, queries: list[EvalQuery]) -> Repo:
     ).fetchall()
     row_of = {u[0]: i for i, u in enumerate(units)}
     chunks = conn.execute(
-        "SELECT unit_id, start_line, end_line, context, vector FROM chunks ORDER BY unit_id, start_line"
+        "SELECT unit_id, start_line, end_line, context, vector FROM chunks "
+        "ORDER BY unit_id, start_line"
     ).fetchall()
     first_context: dict[int, str] = {}
     pieces_per_unit: dict[int, int] = {}
@@ -115,7 +118,8 @@ def load(name: str, path: Path, queries: list[EvalQuery]) -> Repo:
         hit = [i for i in by_path.get(q.path, []) if units[i][2] <= q.def_line <= units[i][3]]
         targets.append(hit[0] if hit else -1)
     mem = sqlite3.connect(":memory:")
-    mem.execute("CREATE TABLE units (row INTEGER PRIMARY KEY, path TEXT, symbol TEXT, text TEXT, context TEXT)")
+    mem.execute("CREATE TABLE units "
+                "(row INTEGER PRIMARY KEY, path TEXT, symbol TEXT, text TEXT, context TEXT)")
     mem.executemany("INSERT INTO units VALUES (?, ?, ?, ?, ?)",
                     [(i, u[1], u[4], u[5], first_context[u[0]]) for i, u in enumerate(units)])
     repo = Repo(
@@ -191,7 +195,8 @@ def lexical_lists(repo: Repo, v: LexicalVariant, n: int = 100) -> list[list[tupl
 
     mem = repo.conn
     mem.execute("DROP TABLE IF EXISTS fts")
-    mem.execute("CREATE VIRTUAL TABLE fts USING fts5(name, owner, terms, tokenize=\"unicode61 tokenchars '_'\")")
+    mem.execute("CREATE VIRTUAL TABLE fts USING fts5(name, owner, terms, "
+                "tokenize=\"unicode61 tokenchars '_'\")")
     rows = []
     for row, path, symbol, text, context in mem.execute("SELECT * FROM units").fetchall():
         name = own_name(symbol) if v.own_name_only else (symbol or "")
@@ -247,7 +252,8 @@ def mrr(ranks: Sequence[int | None]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--validation", type=Path, default=Path(__file__).parent / "work/validation")
+    parser.add_argument("--validation", type=Path,
+                        default=Path(__file__).parent / "work" / "validation")
     parser.add_argument("--max-queries", type=int, default=1000)
     parser.add_argument("--build-only", action="store_true")
     args = parser.parse_args()
@@ -261,56 +267,75 @@ def main() -> None:
         print(label, sum(len(q) for _, _, q in items), "queries", flush=True)
     if args.build_only:
         return
-    from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
-    from embedstore.lexical import code_terms, fold_plural, index_terms
-
     loaded = {label: [load(n, p, q) for n, p, q in items] for label, items in built.items()}
-    stop_only = lambda t: [x for x in code_terms(t) if x not in __import__("embedstore.lexical").lexical.STOP_WORDS]  # noqa: E731
-    lexical_variants = {
-        "lex: plain terms": LexicalVariant(code_terms, 10, 2),
-        "lex: +stop words": LexicalVariant(stop_only, 10, 2),
-        "lex: +stop +plural (product)": LexicalVariant(index_terms, 10, 2),
-        "lex: product, name 5": LexicalVariant(index_terms, 5, 2),
-        "lex: product, name 3 owner 1": LexicalVariant(index_terms, 3, 1),
-        "lex: v0.1 (qualified symbol 10x)": LexicalVariant(code_terms, 10, 0, own_name_only=False),
-    }
-    _ = fold_plural
-    table: dict[str, dict[str, list[int | None]]] = {}
-    for label, repos in loaded.items():
-        rows: dict[str, list[int | None]] = {}
+    table = {label: score_variants(repos) for label, repos in loaded.items()}
+    report(table)
 
-        def add(name: str, per_repo: list[list[int | None]]) -> None:
-            rows.setdefault(name, [])
-            for ranks in per_repo:
-                rows[name].extend(ranks)
 
-        def ranks_of(lists: list[list[int]], repo: Repo) -> list[int | None]:
-            return [rank_in(order, t) for order, t in zip(lists, repo.targets, strict=True)]
+def without_stop_words(text: str) -> list[str]:
+    return [t for t in code_terms(text) if t not in STOP_WORDS]
 
-        add("dense: v0.1 pieces", [chunk_level_ranks(r) for r in repos])
-        dense_mean = [dense_units(r, r.unit_vectors) for r in repos]
-        add("dense: unit mean (product)", [ranks_of([[i for i, _ in x] for x in d], r) for d, r in zip(dense_mean, repos)])
-        add("dense: whole-function (baseline)", [ranks_of([[i for i, _ in x] for x in dense_units(r, r.whole_vectors)], r) for r in repos])
-        add("dense: unit max piece", [ranks_of([[i for i, _ in x] for x in dense_piece_max(r)], r) for r in repos])
-        lex = {}
-        for vname, v in lexical_variants.items():
-            lex[vname] = [lexical_lists(r, v) for r in repos]
-            add(vname, [ranks_of([[i for i, _ in x] for x in lx], r) for lx, r in zip(lex[vname], repos)])
-        product_lex = lex["lex: +stop +plural (product)"]
-        for k in (10, 30, 60):
-            for w in (1.0, 0.5):
-                add(f"hybrid: rrf k={k} w_lex={w}", [ranks_of([rrf(d, x, k, w) for d, x in zip(dd, xx)], r) for dd, xx, r in zip(dense_mean, product_lex, repos)])
-        for alpha in (0.5, 0.6, 0.7, 0.8, 0.9):
-            add(f"hybrid: convex a={alpha}", [ranks_of([convex(d, x, alpha) for d, x in zip(dd, xx)], r) for dd, xx, r in zip(dense_mean, product_lex, repos)])
-        table[label] = rows
-    print(f"{'variant':40s} " + " ".join(f"{label:>12s}" for label in table))
-    for name in table["stdlib"]:
-        print(f"{name:40s} " + " ".join(f"{100 * mrr(table[label][name]):12.1f}" for label in table))
-    for label in table:
+
+LEXICAL_VARIANTS = {
+    "lex: plain terms": LexicalVariant(code_terms, 10, 2),
+    "lex: +stop words": LexicalVariant(without_stop_words, 10, 2),
+    "lex: +stop +plural (product)": LexicalVariant(index_terms, 10, 2),
+    "lex: product, name 5": LexicalVariant(index_terms, 5, 2),
+    "lex: product, name 3 owner 1": LexicalVariant(index_terms, 3, 1),
+    "lex: v0.1 (qualified symbol 10x)": LexicalVariant(code_terms, 10, 0, own_name_only=False),
+}
+PRODUCT_LEXICAL = "lex: +stop +plural (product)"
+
+
+def ids(lists: list[Lists]) -> list[list[int]]:
+    return [[i for i, _ in ranked] for ranked in lists]
+
+
+def score_variants(repos: list[Repo]) -> dict[str, list[int | None]]:
+    """Per variant, every query's rank over the repositories of one set, in order."""
+    rows: dict[str, list[int | None]] = {}
+
+    def add(name: str, orders: Callable[[Repo], list[list[int]]]) -> None:
+        rows[name] = []
+        for repo in repos:
+            rows[name] += [rank_in(o, t) for o, t in zip(orders(repo), repo.targets, strict=True)]
+
+    rows["dense: v0.1 pieces"] = [r for repo in repos for r in chunk_level_ranks(repo)]
+    dense = {repo.name: dense_units(repo, repo.unit_vectors) for repo in repos}
+    add("dense: unit mean (product)", lambda repo: ids(dense[repo.name]))
+    add("dense: whole-function (baseline)",
+        lambda repo: ids(dense_units(repo, repo.whole_vectors)))
+    add("dense: unit max piece", lambda repo: ids(dense_piece_max(repo)))
+    lexical: dict[str, dict[str, list[Lists]]] = {}
+    for name, variant in LEXICAL_VARIANTS.items():
+        lexical[name] = {repo.name: lexical_lists(repo, variant) for repo in repos}
+        add(name, lambda repo, name=name: ids(lexical[name][repo.name]))  # type: ignore[misc]
+
+    def pairs(repo: Repo) -> list[tuple[Lists, Lists]]:
+        return list(zip(dense[repo.name], lexical[PRODUCT_LEXICAL][repo.name], strict=True))
+
+    for k in (10, 30, 60):
+        for w in (1.0, 0.5):
+            add(f"hybrid: rrf k={k} w_lex={w}",
+                lambda repo, k=k, w=w: [rrf(d, x, k, w) for d, x in pairs(repo)])  # type: ignore[misc]
+    for alpha in (0.5, 0.6, 0.7, 0.8, 0.9):
+        add(f"hybrid: convex a={alpha}",
+            lambda repo, a=alpha: [convex(d, x, a) for d, x in pairs(repo)])  # type: ignore[misc]
+    return rows
+
+
+def report(table: dict[str, dict[str, list[int | None]]]) -> None:
+    labels = list(table)
+    print(f"{'variant':40s} " + " ".join(f"{label:>12s}" for label in labels))
+    for name in table[labels[0]]:
+        cells = " ".join(f"{100 * mrr(table[label][name]):12.1f}" for label in labels)
+        print(f"{name:40s} {cells}")
+    for label in labels:
         base = reciprocal_ranks(table[label]["dense: unit mean (product)"], CUTOFF)
         for name, ranks in table[label].items():
-            d, lo, hi = paired_bootstrap_ci(reciprocal_ranks(ranks, CUTOFF), base)
-            print(f"{label:10s} {name:40s} vs dense-mean {100*d:+6.1f} [{100*lo:+.1f}, {100*hi:+.1f}]")
+            d, lo, hi = (100 * x for x in
+                         paired_bootstrap_ci(reciprocal_ranks(ranks, CUTOFF), base))
+            print(f"{label:10s} {name:40s} vs dense-mean {d:+6.1f} [{lo:+.1f}, {hi:+.1f}]")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "retrieval_study.json").write_text(json.dumps(
         {label: {name: {"mrr@10": 100 * mrr(r), "queries": len(r)} for name, r in rows.items()}

@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stdlib_corpus import stdlib_copy  # noqa: E402
+from stdlib_corpus import stdlib_copy
 
-from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks  # noqa: E402
-from embedstore.evaluation.metrics import CUTOFF  # noqa: E402
-from embedstore.evaluation.runner import POOLED, run_eval  # noqa: E402
-from embedstore.tuning.run import default_bf16, run_tune  # noqa: E402
-from embedstore.tuning.train import TrainSettings  # noqa: E402
+from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
+from embedstore.evaluation.metrics import CUTOFF
+from embedstore.evaluation.runner import POOLED, run_eval
+from embedstore.tuning.run import default_bf16, run_tune
+from embedstore.tuning.train import TrainSettings
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results"

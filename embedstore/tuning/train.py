@@ -70,7 +70,7 @@ def train(
     ui = progress or NullProgress()
     began = time.perf_counter()
 
-    class TimeLimit(TrainerCallback):  # type: ignore[misc]
+    class TimeLimit(TrainerCallback):
         """Stop at --minutes; report steps to embedstore's own progress."""
 
         def on_step_end(self, args: Any, state: Any, control: Any, **_: Any) -> Any:
