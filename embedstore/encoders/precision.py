@@ -13,7 +13,6 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
-import torch
 
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 PARITY = 0.999
@@ -31,6 +30,8 @@ def candidate(device: str) -> str:
     """The reduced precision this device runs natively, or fp32."""
     if device.startswith("cuda"):
         return "fp16"
+    import torch  # here, not at the top: commands that never encode stay torch-free
+
     if device == "cpu" and torch.ops.mkldnn._is_mkldnn_bf16_supported():
         return "bf16"
     return "fp32"
@@ -39,6 +40,8 @@ def candidate(device: str) -> str:
 def autocast(device: str, precision: str) -> AbstractContextManager[object]:
     if precision == "fp32":
         return nullcontext()
+    import torch
+
     dtype = torch.bfloat16 if precision == "bf16" else torch.float16
     return torch.autocast("cuda" if device.startswith("cuda") else "cpu", dtype=dtype)
 

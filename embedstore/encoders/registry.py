@@ -13,7 +13,6 @@ from importlib import metadata
 from pathlib import Path
 
 from embedstore.encoders.base import Encoder
-from embedstore.encoders.sentence_transformer import SentenceTransformerEncoder
 from embedstore.errors import EncoderLoadError
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
@@ -83,6 +82,9 @@ def _load(name: str, pooling: str | None) -> Encoder:
     if family:
         factory, argument = family
         return factory(argument, pooling)
+    # Imported on first load: torch takes seconds, and list/info/rm never encode.
+    from embedstore.encoders.sentence_transformer import SentenceTransformerEncoder
+
     bundled = bundled_source(name)
     source, revision = bundled if bundled else (name, None)
     return SentenceTransformerEncoder(source, name=name, revision=revision, pooling=pooling)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from filelock import FileLock, Timeout
@@ -20,13 +21,16 @@ from embedstore.encoders.base import Encoder
 from embedstore.encoders.registry import load_encoder
 from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
 from embedstore.filters import SearchFilters
-from embedstore.indexes import VectorIndex, choose_kind, search_refined, set_search_threads
+from embedstore.indexes import choose_kind
 from embedstore.rag import RagContext, pack_context
 from embedstore.search import SearchResult
 from embedstore.store import db
 from embedstore.store.manifest import Manifest
 
 log = logging.getLogger("embedstore.store")
+
+if TYPE_CHECKING:
+    from embedstore.indexes.vector_index import VectorIndex
 
 MANIFEST_FILE = "collection.json"
 DB_FILE = "meta.sqlite"
@@ -192,6 +196,8 @@ class Collection:
         dim = self.manifest.dim
         # One FAISS thread for a single query: idle OpenMP threads spin and slow
         # the encoder, which dominates query latency (see DESIGN.md, section 10).
+        from embedstore.indexes import search_refined, set_search_threads
+
         set_search_threads(1 if len(queries) < BATCH_QUERIES else os.cpu_count() or 1)
         return search_refined(
             self.vector_index(), queries, k,
@@ -237,6 +243,8 @@ class Collection:
         """The saved index if it was built from database generation ``gen``."""
         if db.get_meta(self.conn, "index_generation") != str(gen):
             return None
+        from embedstore.indexes import VectorIndex
+
         try:
             return VectorIndex.load(self.path / INDEX_FILE)
         except VectorIndexError:
@@ -245,6 +253,8 @@ class Collection:
     def _build_from_db(self, kind: str) -> VectorIndex:
         manifest = self.manifest
         ids, vectors = db.all_vectors(self.conn, manifest.dim)  # (n,), (n, d)
+        from embedstore.indexes import VectorIndex
+
         return VectorIndex.build(kind, manifest.dim, vectors, ids)
 
     def _repair(self, gen: int) -> VectorIndex:

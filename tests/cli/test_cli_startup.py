@@ -1,0 +1,34 @@
+"""Commands that never encode or search must start without torch, transformers or faiss."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("torch", "transformers", "sentence_transformers", "faiss")
+PROBE = """
+import sys
+from typer.testing import CliRunner
+from embedstore.cli.app import app
+result = CliRunner().invoke(app, {args!r})
+assert result.exit_code == 0, result.output
+print(",".join(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["list"], ["info", "missing"], ["rm", "missing"]],
+    ids=["help", "list", "info", "rm"],
+)
+def test_light_commands_import_no_model_or_index_library(args: list[str], tmp_path: Path) -> None:
+    argv = [*args, "--store", str(tmp_path)] if args != ["--help"] else args
+    code = PROBE.format(args=argv, heavy=HEAVY)
+    if args[0] in ("info", "rm"):  # an unknown name is a clean error, still without torch
+        code = code.replace("assert result.exit_code == 0", "assert result.exit_code == 1")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
