@@ -24,11 +24,9 @@ FAISS: a GPU build set up the way bench/gpu_check.py does it, else any faiss.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import itertools
 import json
 import os
-import platform
 import shutil
 import statistics
 import sys
@@ -48,6 +46,7 @@ BENCH = ROOT / "bench"
 sys.path.insert(0, str(BENCH))
 
 from gpu_check import (  # noqa: E402  (bench/ is on sys.path now)
+    environment,
     import_project,
     merge_nvidia_namespace,
     point_cublas12_shim_at_cublas13,
@@ -150,45 +149,20 @@ def setup_faiss(torch: Any) -> Any:
 
 
 def versions(torch: Any, faiss: Any) -> dict[str, Any]:
+    """gpu_check's environment, plus the training stack's package versions."""
     from importlib import metadata
 
-    env: dict[str, Any] = {
-        "when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "torch": torch.__version__,
-        "torch_cuda": torch.version.cuda,
-        "faiss": getattr(faiss, "__version__", None),
-        "faiss_gpus": int(faiss.get_num_gpus()) if hasattr(faiss, "StandardGpuResources") else 0,
-        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-    }
+    env = environment(torch, faiss)
     for package in (
-        "sentence-transformers",
-        "transformers",
-        "accelerate",
-        "datasets",
-        "tokenizers",
-        "numpy",
-        "pyarrow",
-        "fsspec",
-        "huggingface-hub",
-        "dill",
-        "multiprocess",
-        "tree-sitter",
+        "sentence-transformers", "transformers", "accelerate", "datasets", "tokenizers",
+        "numpy", "pyarrow", "fsspec", "huggingface-hub", "dill", "multiprocess", "tree-sitter",
     ):
         try:
             env[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
             env[package] = None
-    if torch.cuda.is_available():
-        props = torch.cuda.get_device_properties(0)
-        env["gpu"] = props.name
-        env["gpu_memory_gib"] = round(props.total_memory / 2**30, 1)
-        env["compute_capability"] = f"{props.major}.{props.minor}"
+    if env["gpu"] is not None:
         env["bf16_supported"] = bool(torch.cuda.is_bf16_supported())
-    else:
-        env["gpu"] = None
     return env
 
 

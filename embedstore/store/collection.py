@@ -225,14 +225,24 @@ class Collection:
         filters: SearchFilters | None = None,
         nprobe: int | None = None,
     ) -> RagContext:
-        """The best chunks packed into ``max_tokens`` (encoder tokens) for a prompt."""
+        """The best units packed into ``max_tokens`` (encoder tokens) for a prompt."""
         hits = self.search(query, CONTEXT_CANDIDATES, mode=mode, filters=filters, nprobe=nprobe)
         return pack_context(query, hits, max_tokens, self.encoder.count_tokens)
 
     def stats(self) -> CollectionStats:
         files, units, chunks = db.counts(self.conn)
-        size = sum(p.stat().st_size for p in self.path.iterdir() if p.is_file())
-        return CollectionStats(self.name, files, units, chunks, size, self.manifest)
+        return CollectionStats(self.name, files, units, chunks, self._disk_bytes(), self.manifest)
+
+    def _disk_bytes(self) -> int:
+        """Bytes of the collection's files; a writer's temporary file may vanish meanwhile."""
+        size = 0
+        for entry in os.scandir(self.path):
+            try:
+                if entry.is_file():
+                    size += entry.stat().st_size
+            except FileNotFoundError:
+                continue
+        return size
 
     def close(self) -> None:
         self.conn.close()
