@@ -275,8 +275,10 @@ class Collection:
             with self.writing():
                 if db.generation(self.conn) == gen:
                     self._persist_index(index, gen, n_units)
-        except CollectionLockedError:
-            pass  # the writer will save its own, newer index
+        except (CollectionLockedError, sqlite3.OperationalError):
+            # Saving is only a shortcut for the next reader: a writer (or a delete) busy
+            # with the database will leave its own state; this search still has its index.
+            pass
         return index
 
     def _persist_index(self, index: VectorIndex, gen: int, trained_on: int) -> None:
