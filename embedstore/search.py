@@ -129,6 +129,7 @@ def _results(
     ids = [i for i, _ in top]
     rows = db.unit_rows(collection.conn, ids)
     pieces = db.split_unit_pieces(collection.conn, ids)
+    dim = collection.manifest.dim if pieces else 0
     results = []
     for unit_id, score in top:
         row = rows.get(unit_id)
@@ -136,7 +137,7 @@ def _results(
             continue
         match = (row.start_line, row.end_line)
         if unit_id in pieces:
-            match = best_piece(pieces[unit_id], query, query_vector, collection.manifest.dim)
+            match = best_piece(pieces[unit_id], query, query_vector, dim)
         results.append(SearchResult(
             id=row.id, path=row.path, start_line=row.start_line, end_line=row.end_line,
             match_start_line=match[0], match_end_line=match[1], language=row.language,

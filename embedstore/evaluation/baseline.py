@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from embedstore.chunking.types import Chunk
 from embedstore.evaluation.dataset import EvalQuery
 from embedstore.evaluation.metrics import CUTOFF
+from embedstore.indexing import embedding_text
 from embedstore.store import db
 
 if TYPE_CHECKING:
@@ -32,8 +34,12 @@ def whole_definition_ranks(
     vectors = db.from_blobs([r[6] for r in rows], manifest.dim)  # (u, d)
     split = [i for i, r in enumerate(rows) if r[7] > 1]
     if split:
+        # Exactly as the indexer embeds a chunk, were the whole definition one chunk.
         texts = [
-            f"{rows[i][1]}\n{rows[i][4]}\n{rows[i][5]}" if manifest.embed_header else rows[i][5]
+            embedding_text(
+                rows[i][1], Chunk(rows[i][5], rows[i][2], rows[i][3], "unit", None, rows[i][4]),
+                header=manifest.embed_header,
+            )
             for i in split
         ]
         vectors[split] = encoder.encode(texts)  # (len(split), d)

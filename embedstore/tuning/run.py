@@ -16,7 +16,7 @@ from embedstore.encoders.registry import bundled_source, canonical_spec, load_en
 from embedstore.errors import UserInputError
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.metrics import CUTOFF
-from embedstore.evaluation.runner import run_eval
+from embedstore.evaluation.runner import POOLED, run_eval
 from embedstore.progress import NullProgress, Progress
 from embedstore.sources import walk_sources
 from embedstore.tuning.negatives import hard_negatives
@@ -111,7 +111,7 @@ def _score_held_out(
             ranks_file = Path(tmp) / "ranks.jsonl"
             result = run_eval(copies, encoder=spec, modes=("dense",), index_kinds=("flat",),
                               strict=True, baseline=False, per_query=ranks_file, progress=ui)
-            rows = [r for r in result.rows if r.repo == ("pooled" if len(copies) > 1 else r.repo)]
+            rows = [r for r in result.rows if len(copies) == 1 or r.repo == POOLED]
             ranks = [json.loads(line)["rank"] for line in ranks_file.read_text().splitlines()]
             outcome.append((rows[0].metrics, reciprocal_ranks(ranks, CUTOFF)))
     (before, rr_before), (after, rr_after) = outcome

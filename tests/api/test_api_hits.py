@@ -12,19 +12,10 @@ from fastapi.testclient import TestClient
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from tests.fakes import FAKE_SPEC, FakeEncoder
+from tests.long_function import QUERY, accumulate_source
 
-QUERY = "accumulate step 97"
-SOURCE = "\n".join([
-    "def accumulate(values):",
-    "    total = 0",
-    *[f"    total += values[{i}] * {i}  # accumulate step {i}" for i in range(120)],
-    "    return total",
-    "",
-    "",
-    "def other():",
-    "    return 'nothing to see'",
-])
-TOTAL = 123  # lines of accumulate()
+LINES, TOTAL = accumulate_source()
+SOURCE = "\n".join(LINES)
 
 
 @pytest.fixture

@@ -11,23 +11,12 @@ from typer.testing import CliRunner
 
 from embedstore.cli.app import app
 from tests.fakes import FAKE_SPEC, FakeEncoder
+from tests.long_function import QUERY, accumulate_source
 
 runner = CliRunner()
-QUERY = "accumulate step 97"
 # Wider than the 80 columns Rich assumes for a pipe.
 LONG_LINE = "    note = '" + "the long comment line stays whole " * 5 + "'"
-SOURCE = [
-    "def accumulate(values):",
-    LONG_LINE,
-    "    total = 0",
-    *[f"    total += values[{i}] * {i}  # accumulate step {i}" for i in range(120)],
-    "    return total",
-    "",
-    "",
-    "def other():",
-    "    return 'nothing to see'",
-]
-TOTAL = 124  # lines of accumulate()
+SOURCE, TOTAL = accumulate_source(LONG_LINE)
 
 
 @pytest.fixture
