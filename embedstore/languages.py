@@ -63,7 +63,7 @@ _LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".sh": "shell",
     ".bash": "shell",
     ".zsh": "shell",
-    ".fish": "shell",
+    ".fish": "fish",  # not Bash: its own syntax would parse as errors
     ".ps1": "powershell",
     ".bat": "batch",
     ".cmd": "batch",

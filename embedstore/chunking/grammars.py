@@ -7,11 +7,17 @@ this table is the only language-specific knowledge the walker needs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-# Values that make `const f = ...` (JS/TS) a function definition.
+# Values that make `const f = ...` (JS/TS) or `local f = function` (Lua) a function definition.
 FUNCTION_VALUES = frozenset(
-    {"arrow_function", "function_expression", "function", "generator_function"}
+    {
+        "arrow_function",
+        "function_expression",
+        "function",
+        "generator_function",
+        "function_definition",
+    }
 )
 
 # Kinds whose member functions are methods (a namespace's are plain functions).
@@ -35,6 +41,10 @@ class Grammar:
     leading: frozenset[str] = frozenset({"comment"})
     # Field holding a method's receiver (Go), used to qualify the method's symbol.
     receiver: str | None = None
+    # Body nodes, for grammars that give them no `body` field (Kotlin).
+    bodies: frozenset[str] = frozenset()
+    # Definitions that have no name node, and the keyword they go by (Swift's `init`).
+    names: Mapping[str, str] = field(default_factory=dict)
 
 
 _JS_KINDS = {
@@ -167,4 +177,132 @@ GRAMMARS: Mapping[str, Grammar] = {
         wrappers=frozenset({"template_declaration"}),
         needs_body=_C_SPECIFIERS | {"class_specifier"},
     ),
+    "ruby": Grammar(
+        "tree_sitter_ruby",
+        "language",
+        {
+            "class": "class",
+            "module": "namespace",
+            "method": "function",
+            "singleton_method": "function",
+        },
+        containers=frozenset({"class", "module"}),
+    ),
+    "php": Grammar(
+        "tree_sitter_php",
+        "language_php",  # PHP inside HTML; `language_php_only` would reject the HTML
+        {
+            "class_declaration": "class",
+            "enum_declaration": "class",
+            "interface_declaration": "interface",
+            "trait_declaration": "interface",
+            "namespace_definition": "namespace",
+            "method_declaration": "function",
+            "function_definition": "function",
+        },
+        containers=frozenset(
+            {
+                "class_declaration",
+                "enum_declaration",
+                "interface_declaration",
+                "trait_declaration",
+                "namespace_definition",
+            }
+        ),
+        # `namespace App;` only names the file's namespace; `namespace App { }` holds code.
+        needs_body=frozenset({"namespace_definition"}),
+    ),
+    "csharp": Grammar(
+        "tree_sitter_c_sharp",
+        "language",
+        {
+            "class_declaration": "class",
+            "struct_declaration": "class",
+            "record_declaration": "class",
+            "interface_declaration": "interface",
+            "enum_declaration": "type",
+            "delegate_declaration": "type",
+            "namespace_declaration": "namespace",
+            "method_declaration": "function",
+            "constructor_declaration": "function",
+            "destructor_declaration": "function",
+            "operator_declaration": "function",
+            "conversion_operator_declaration": "function",
+        },
+        containers=frozenset(
+            {
+                "class_declaration",
+                "struct_declaration",
+                "record_declaration",
+                "interface_declaration",
+                "namespace_declaration",
+            }
+        ),
+        names={"operator_declaration": "operator", "conversion_operator_declaration": "operator"},
+    ),
+    "kotlin": Grammar(
+        "tree_sitter_kotlin",
+        "language",
+        {
+            # Interfaces and enums are class declarations too; `companion object`
+            # is not a definition, so its members belong to the class.
+            "class_declaration": "class",
+            "object_declaration": "class",
+            "function_declaration": "function",
+            "secondary_constructor": "function",
+            "type_alias": "type",
+        },
+        containers=frozenset({"class_declaration", "object_declaration"}),
+        leading=frozenset({"line_comment", "block_comment"}),
+        bodies=frozenset({"class_body", "enum_class_body", "function_body"}),
+        names={"secondary_constructor": "constructor"},
+    ),
+    "swift": Grammar(
+        "tree_sitter_swift",
+        "language",
+        {
+            # Classes, structs, enums, actors and extensions.
+            "class_declaration": "class",
+            "protocol_declaration": "interface",
+            "function_declaration": "function",
+            "protocol_function_declaration": "function",
+            "init_declaration": "function",
+            "deinit_declaration": "function",
+            "subscript_declaration": "function",
+            "typealias_declaration": "type",
+        },
+        containers=frozenset({"class_declaration", "protocol_declaration"}),
+        leading=frozenset({"comment", "multiline_comment"}),
+        names={
+            "init_declaration": "init",
+            "deinit_declaration": "deinit",
+            "subscript_declaration": "subscript",
+        },
+    ),
+    "scala": Grammar(
+        "tree_sitter_scala",
+        "language",
+        {
+            "class_definition": "class",
+            "object_definition": "class",
+            "enum_definition": "class",
+            "trait_definition": "interface",
+            "function_definition": "function",
+            "function_declaration": "function",
+            "type_definition": "type",
+        },
+        containers=frozenset(
+            {"class_definition", "object_definition", "enum_definition", "trait_definition"}
+        ),
+        leading=frozenset({"comment", "block_comment"}),
+    ),
+    "lua": Grammar(
+        "tree_sitter_lua",
+        "language",
+        {"function_declaration": "function"},
+        wrappers=frozenset({"variable_declaration"}),  # `local f = function() ... end`
+        bindings=frozenset({"assignment_statement"}),
+    ),
+    # Bash's grammar also reads the sh and zsh files that share the name.
+    "shell": Grammar("tree_sitter_bash", "language", {"function_definition": "function"}),
 }

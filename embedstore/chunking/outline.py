@@ -27,14 +27,19 @@ class Block:
 def header_text(lines: list[str], first: int, last: int) -> str:
     """Signature lines ``first``..``last`` (1-based), stripped, without annotations.
 
-    Decorator and attribute lines (``@Override``, ``#[inline]``) that some
-    grammars fold into a definition are dropped: they say little about what
-    the members or continued pieces belong to.
+    Decorator and attribute lines (``@Override``, ``#[inline]``, ``[Obsolete]``)
+    that some grammars fold into a definition are dropped: they say little
+    about what the members or continued pieces belong to.
     """
     rows = [line.strip() for line in lines[first - 1 : last]]
-    while len(rows) > 1 and rows[0].startswith(("@", "#[")):
+    while len(rows) > 1 and _is_annotation(rows[0]):
         rows.pop(0)
     return "\n".join(row for row in rows if row)
+
+
+def _is_annotation(row: str) -> bool:
+    # A whole line in brackets: C#'s attributes, never JS's `[key](args) {`.
+    return row.startswith(("@", "#[")) or (row.startswith("[") and row.endswith("]"))
 
 
 def qualified(owner: str | None, name: str | None) -> str | None:

@@ -11,6 +11,7 @@ import functools
 import importlib
 import re
 import threading
+from collections import deque
 from typing import TYPE_CHECKING, NamedTuple
 
 from embedstore.chunking.grammars import CLASS_KINDS, FUNCTION_VALUES, GRAMMARS, Grammar
@@ -75,8 +76,14 @@ def _language(language: str) -> Language | None:
     return Language(getattr(module, grammar.entry)())
 
 
-def _end_row(node: Node) -> int:
-    """The last row holding part of ``node`` (a trailing newline ends on the next row)."""
+def end_row(node: Node) -> int:
+    """The last row holding part of ``node``.
+
+    Its last token tells: some scanners stretch a block to the next token
+    (Scala's indentation), and a trailing newline ends on the next row.
+    """
+    while node.child_count:
+        node = node.children[-1]
     row, column = node.end_point
     return row - 1 if column == 0 and row > node.start_point.row else row
 
@@ -87,7 +94,9 @@ def _text(node: Node) -> str:
 
 def _name_text(node: Node) -> str:
     # `declare module "fs"` is named by a string literal.
-    return _text(node).strip("\"'`")
+    text = _text(node).strip("\"'`")
+    # Lua's `function Stack:push()`: the colon only adds `self`; owners are dotted.
+    return text.replace(":", ".") if node.type == "method_index_expression" else text
 
 
 class _Walker:
@@ -111,8 +120,10 @@ class _Walker:
         taken = -1  # last row owned by a block
         lead_start = lead  # first row of the comments directly above
         lead_end = nodes[0].start_point.row - 1 if nodes and lead is not None else -1
-        for child in nodes:
-            row, end = child.start_point.row, _end_row(child)
+        queue = deque(nodes)
+        while queue:
+            child = queue.popleft()
+            row, end = child.start_point.row, end_row(child)
             if child.type in self.grammar.leading:
                 if lead_start is None or row > lead_end + 1:
                     # A trailing comment (code before it on its row) leads nothing.
@@ -123,11 +134,12 @@ class _Walker:
             above = lead_start if lead_start is not None and lead_end == row - 1 else None
             found = self._definition(child)
             if found is not None:
+                last, trailing = self._extent(child)
                 if row > taken:
                     start = max(row if above is None else above, taken + 1)
-                    block = self._block(child, *found, start, owner, in_class)
-                    blocks.append(block)
-                    taken = block.end - 1
+                    blocks.append(self._block(*found, (start, last), owner, in_class))
+                    taken = last
+                queue.extendleft(reversed(trailing))  # they may lead the next definition
             elif end > row:
                 for block in self.collect(child.children, owner, in_class, above):
                     if block.start - 1 > taken:
@@ -136,18 +148,47 @@ class _Walker:
             lead_start = None
         return blocks
 
+    def _extent(self, node: Node) -> tuple[int, list[Node]]:
+        """The last row of a definition, and the comments in it that belong to what follows.
+
+        A grammar that ends a block at the next token (Scala's indentation)
+        keeps the comments before that token in the block; one indented no
+        deeper than the definition is not part of it, as in Python's ``ast``
+        fallback.
+        """
+        column = node.start_point.column
+        trailing: list[Node] = []
+        while node.child_count:
+            children = node.children
+            kept = len(children)
+            while kept > 1 and self._outdented_comment(children[kept - 1], column):
+                kept -= 1
+            trailing[:0] = children[kept:]
+            node = children[kept - 1]
+        return end_row(node), trailing
+
+    def _outdented_comment(self, node: Node, column: int) -> bool:
+        row, own_column = node.start_point
+        return (
+            node.type in self.grammar.leading
+            and own_column <= column
+            and not self.lines[row][:own_column].strip()
+        )
+
     def _definition(self, node: Node) -> tuple[Node, str] | None:
         """The node carrying name and body of the definition ``node`` is, and its kind."""
         grammar = self.grammar
         if node.type in grammar.kinds:
-            if node.type in grammar.needs_body and node.child_by_field_name("body") is None:
+            if node.type in grammar.needs_body and self._body(node) is None:
                 return None
             return node, grammar.kinds[node.type]
         if node.type in grammar.bindings:
             for declarator in node.named_children:
                 value = declarator.child_by_field_name("value")
                 if value is not None and value.type in FUNCTION_VALUES:
-                    return declarator, "function"
+                    # Lua keeps names and values in two lists: the statement is the definition.
+                    named = declarator.child_by_field_name("name") is not None
+                    return (declarator if named else node), "function"
             return None
         if node.type in grammar.wrappers:
             for child in node.named_children:
@@ -157,12 +198,14 @@ class _Walker:
         return None
 
     def _block(
-        self, node: Node, inner: Node, kind: str, start_row: int, owner: str | None, method: bool
+        self, inner: Node, kind: str, rows: tuple[int, int], owner: str | None, method: bool
     ) -> Block:
-        symbol = qualified(owner or self._receiver(inner), _name(inner))
+        """The definition ``inner`` on ``rows`` (first, last), its leading comments included."""
+        name = self.grammar.names.get(inner.type) or _name(inner)
+        symbol = qualified(owner or self._receiver(inner), name)
         if method and kind == "function":
             kind = "method"
-        body = _body(inner)
+        body = self._body(inner)
         comments = self._comments_before(body) if body else []
         last_row = _signature_end(inner, body, comments)
         header = header_text(self.lines, inner.start_point.row + 1, last_row + 1)
@@ -170,7 +213,17 @@ class _Walker:
         if inner.type in self.grammar.containers and body is not None:
             members = [*comments, *body.children]
             children = tuple(self.collect(members, symbol, kind in CLASS_KINDS))
-        return Block(start_row + 1, _end_row(node) + 1, kind, symbol, header, children)
+        return Block(rows[0] + 1, rows[1] + 1, kind, symbol, header, children)
+
+    def _body(self, node: Node) -> Node | None:
+        """A definition's body; for `const f = () => {}`, the function's."""
+        body = node.child_by_field_name("body")
+        value = node.child_by_field_name("value")
+        if body is None and value is not None:
+            body = value.child_by_field_name("body")
+        if body is None and self.grammar.bodies:
+            body = next((c for c in node.named_children if c.type in self.grammar.bodies), None)
+        return body
 
     def _comments_before(self, body: Node) -> list[Node]:
         """Comments between a signature and its body.
@@ -223,15 +276,6 @@ def _inner_declarator(declarator: Node) -> Node | None:
         # C++ `T& f()` keeps its function declarator as an unnamed child.
         inner = next((c for c in declarator.named_children if "declarator" in c.type), None)
     return inner
-
-
-def _body(node: Node) -> Node | None:
-    """A definition's body; for `const f = () => {}`, the function's."""
-    body = node.child_by_field_name("body")
-    value = node.child_by_field_name("value")
-    if body is None and value is not None:
-        body = value.child_by_field_name("body")
-    return body
 
 
 def _signature_end(node: Node, body: Node | None, comments: list[Node]) -> int:

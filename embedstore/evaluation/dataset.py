@@ -1,9 +1,10 @@
-"""Mine (docstring sentence -> function) pairs from a repository's Python files.
+"""Mine (doc sentence -> function) pairs from a repository's source files.
 
-CodeSearchNet-style: a function whose docstring's first sentence has enough
-words gives a query (that sentence); the function is indexed with that
-docstring removed, beside the rest of its file, so the corpus is the real
-code base minus the answers' own wording.
+CodeSearchNet-style: a function whose docstring (Python) or doc comment (see
+:mod:`embedstore.evaluation.doc_comments`) has a first sentence of enough
+words gives a query (that sentence); the function is indexed with that doc
+removed, beside the rest of its file, so the corpus is the real code base
+minus the answers' own wording.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from embedstore.evaluation.doc_comments import DOC_STYLES, documented_functions
 from embedstore.sources import walk_sources
 
 MIN_WORDS = 5
+# Languages whose docs give queries; their files make up the corpus.
+MINED_LANGUAGES = frozenset({"python", *DOC_STYLES})
 _SENTENCE_END = re.compile(r"\.(\s|$)|\n\s*\n")
 
 
@@ -27,7 +31,7 @@ class EvalQuery:
     start_line: int  # the function's lines in the stripped copy, 1-based inclusive
     end_line: int
     symbol: str
-    def_line: int  # its `def` line: what a hit must contain under the strict rule
+    def_line: int  # its `def` line (its name's elsewhere): what a strict hit must contain
 
 
 def first_sentence(docstring: str) -> str:
@@ -40,17 +44,17 @@ def first_sentence(docstring: str) -> str:
 def build_corpus(
     repo: Path, dest: Path, *, seed: int = 0, max_queries: int | None = None
 ) -> list[EvalQuery]:
-    """Write docstring-stripped copies of the Python files into ``dest``; return the queries.
+    """Write doc-stripped copies of the mined languages' files into ``dest``; return the queries.
 
-    Every Python file is written (stripped where it has queries), and queries
-    are sampled (seeded) down to ``max_queries`` afterwards, so all the
-    repository's code stays a distractor for every query.
+    Every file of :data:`MINED_LANGUAGES` is written (stripped where it has
+    queries), and queries are sampled (seeded) down to ``max_queries``
+    afterwards, so all the repository's code stays a distractor for every query.
     """
     queries: list[EvalQuery] = []
     for source in walk_sources(repo):
-        if source.language != "python":
+        if source.language not in MINED_LANGUAGES:
             continue
-        stripped, found = strip_docstrings(source.text, source.rel_path)
+        stripped, found = strip_docs(source.text, source.rel_path, source.language)
         target = dest / source.rel_path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(stripped)
@@ -63,7 +67,7 @@ def build_corpus(
 
 @dataclass(frozen=True)
 class _Removal:
-    first: int  # docstring lines, 1-based inclusive
+    first: int  # the doc's lines, 1-based inclusive
     last: int
     keep_pass: bool  # the body was only the docstring: leave `pass` so the code stays valid
 
@@ -72,13 +76,50 @@ class _Removal:
         return self.last - self.first + 1 - (1 if self.keep_pass else 0)
 
 
+@dataclass(frozen=True)
+class _Target:
+    """A query and its function, with lines as in the original file."""
+
+    query: str
+    symbol: str
+    start_line: int
+    end_line: int
+    def_line: int
+    doc: _Removal
+
+
+def strip_docs(text: str, rel_path: str, language: str) -> tuple[str, list[EvalQuery]]:
+    """The file without its query functions' docs, and those queries.
+
+    Python's docstrings, or the doc comments of :data:`MINED_LANGUAGES`'
+    other languages, under the same rules. A doc comment's first word is
+    dropped when it is the function's own name (Go's convention: "Load reads
+    the settings..."), which would hand lexical search the answer.
+    """
+    if language == "python":
+        return strip_docstrings(text, rel_path)
+    picked: list[_Target] = []
+    for found in documented_functions(text, language):
+        words = first_sentence(found.doc).split()
+        if words and words[0] == found.symbol:
+            words = words[1:]
+        if len(words) < MIN_WORDS:
+            continue
+        (first, last), (doc_first, doc_last) = found.rows, found.doc_rows
+        doc = _Removal(doc_first + 1, doc_last + 1, keep_pass=False)
+        picked.append(
+            _Target(" ".join(words), found.symbol, first + 1, last + 1, found.name_row + 1, doc)
+        )
+    return _strip(text, rel_path, picked)
+
+
 def strip_docstrings(text: str, rel_path: str) -> tuple[str, list[EvalQuery]]:
-    """The file without the query functions' docstrings, and those queries."""
+    """The Python file without the query functions' docstrings, and those queries."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return text, []
-    picked: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, _Removal]] = []
+    picked: list[_Target] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -88,11 +129,18 @@ def strip_docstrings(text: str, rel_path: str) -> tuple[str, list[EvalQuery]]:
             continue
         expr = node.body[0]
         removal = _Removal(expr.lineno, expr.end_lineno or expr.lineno, len(node.body) == 1)
-        picked.append((node, sentence, removal))
+        start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        end = node.end_lineno or node.lineno
+        picked.append(_Target(sentence, node.name, start, end, node.lineno, removal))
+    return _strip(text, rel_path, picked)
+
+
+def _strip(text: str, rel_path: str, picked: list[_Target]) -> tuple[str, list[EvalQuery]]:
+    """``text`` without the targets' docs, and their queries with lines renumbered."""
     if not picked:
         return text, []
     lines = text.split("\n")
-    removals = sorted((r for _, _, r in picked), key=lambda r: r.first, reverse=True)
+    removals = sorted((t.doc for t in picked), key=lambda r: r.first, reverse=True)
     for r in removals:
         indent = re.match(r"\s*", lines[r.first - 1])
         replacement = [f"{indent.group(0) if indent else ''}pass"] if r.keep_pass else []
@@ -106,13 +154,13 @@ def strip_docstrings(text: str, rel_path: str) -> tuple[str, list[EvalQuery]]:
 
     queries = [
         EvalQuery(
-            query=sentence,
+            query=t.query,
             path=rel_path,
-            start_line=shift(min([d.lineno for d in node.decorator_list] + [node.lineno]), False),
-            end_line=shift(node.end_lineno or node.lineno, True),
-            symbol=node.name,
-            def_line=shift(node.lineno, False),
+            start_line=shift(t.start_line, False),
+            end_line=shift(t.end_line, True),
+            symbol=t.symbol,
+            def_line=shift(t.def_line, False),
         )
-        for node, sentence, _ in picked
+        for t in picked
     ]
     return "\n".join(lines), queries

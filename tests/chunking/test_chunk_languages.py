@@ -7,12 +7,13 @@ between them is kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import pytest
 
-from embedstore.chunking import Chunk
+from embedstore.chunking import Chunk, treesitter
+from embedstore.chunking.outline import Block, header_text
 
 if TYPE_CHECKING:
     from conftest import Layout
@@ -239,6 +240,268 @@ int WordCounter::count() const {
 }  // namespace text
 """
 
+RUBY = """\
+require "net/http"
+
+# Fetches pages and remembers them.
+class PageCache
+  def self.default
+    @default ||= new(100)
+  end
+
+  def initialize(limit)
+    @limit = limit
+    @pages = {}
+  end
+
+  # Returns the cached body, fetching it once.
+  def fetch(url)
+    return @pages[url] if @pages.key?(url)
+
+    @pages.shift if @pages.size >= @limit
+    @pages[url] = Net::HTTP.get(URI(url))
+  end
+end
+
+def warm(cache, urls)
+  urls.each do |url|
+    cache.fetch(url)
+  end
+  urls.size
+end
+"""
+
+PHP = """\
+<?php
+
+namespace App\\Cache;
+
+/**
+ * Fetches pages and remembers them.
+ */
+class PageCache
+{
+    private array $pages = [];
+
+    public function __construct(private int $limit)
+    {
+        $this->pages = [];
+    }
+
+    // Returns the cached body, fetching it once.
+    public function fetch(string $url): string
+    {
+        if (!isset($this->pages[$url])) {
+            $this->pages[$url] = file_get_contents($url);
+        }
+        return $this->pages[$url];
+    }
+}
+
+function warm(PageCache $cache, array $urls): int
+{
+    foreach ($urls as $url) {
+        $cache->fetch($url);
+    }
+    return count($urls);
+}
+"""
+
+CSHARP = """\
+using System.Collections.Generic;
+using System.Net.Http;
+
+namespace Web.Caching
+{
+    /// <summary>Fetches pages and remembers them.</summary>
+    public class PageCache
+    {
+        private readonly Dictionary<string, string> _pages = new();
+
+        public PageCache(HttpClient client)
+        {
+            _client = client;
+        }
+
+        [Obsolete("Use FetchAsync")]
+        public string Fetch(string url)
+        {
+            if (!_pages.TryGetValue(url, out var body))
+            {
+                body = _client.GetStringAsync(url).Result;
+                _pages[url] = body;
+            }
+            return body;
+        }
+    }
+
+    public static class Warmer
+    {
+        public static int Warm(PageCache cache, IEnumerable<string> urls)
+        {
+            var count = 0;
+            foreach (var url in urls)
+            {
+                cache.Fetch(url);
+                count++;
+            }
+            return count;
+        }
+    }
+}
+"""
+
+KOTLIN = """\
+package web.cache
+
+import java.net.URL
+
+/** Fetches pages and remembers them. */
+class PageCache(private val limit: Int) {
+    private val pages = LinkedHashMap<String, String>()
+
+    fun fetch(url: String): String {
+        return pages.getOrPut(url) {
+            URL(url).readText()
+        }
+    }
+
+    // Forgets every page.
+    fun clear() {
+        pages.clear()
+        println("cache cleared")
+    }
+
+    companion object {
+        fun unbounded(): PageCache = PageCache(Int.MAX_VALUE)
+    }
+}
+
+fun warm(cache: PageCache, urls: List<String>): Int {
+    for (url in urls) {
+        cache.fetch(url)
+    }
+    return urls.size
+}
+"""
+
+SWIFT = """\
+import Foundation
+
+/// Fetches pages and remembers them.
+final class PageCache {
+    private var pages: [URL: String] = [:]
+
+    init(limit: Int) {
+        self.limit = limit
+        self.pages = [:]
+    }
+
+    // Returns the cached body, fetching it once.
+    func fetch(_ url: URL) throws -> String {
+        if let page = pages[url] {
+            return page
+        }
+        let body = try String(contentsOf: url)
+        pages[url] = body
+        return body
+    }
+}
+
+func warm(_ cache: PageCache, urls: [URL]) throws -> Int {
+    for url in urls {
+        _ = try cache.fetch(url)
+    }
+    return urls.count
+}
+"""
+
+SCALA = """\
+package web.cache
+
+import scala.collection.mutable
+import scala.io.Source
+
+/** Fetches pages and remembers them. */
+class PageCache(limit: Int) {
+  private val pages = mutable.LinkedHashMap.empty[String, String]
+
+  def fetch(url: String): String =
+    pages.getOrElseUpdate(url, {
+      Source.fromURL(url).mkString
+    })
+
+  // Forgets every page.
+  def clear(): Unit = {
+    pages.clear()
+    println("cache cleared")
+  }
+}
+
+object Warmer {
+  def warm(cache: PageCache, urls: Seq[String]): Int = {
+    urls.foreach(cache.fetch)
+    urls.size
+  }
+}
+"""
+
+LUA = """\
+local http = require("socket.http")
+
+--- Fetches pages and remembers them.
+local PageCache = {}
+PageCache.__index = PageCache
+
+function PageCache.new(limit)
+  local self = setmetatable({}, PageCache)
+  self.limit = limit
+  self.pages = {}
+  return self
+end
+
+-- Returns the cached body, fetching it once.
+function PageCache:fetch(url)
+  if self.pages[url] == nil then
+    self.pages[url] = http.request(url)
+  end
+  return self.pages[url]
+end
+
+local warm = function(cache, urls)
+  for _, url in ipairs(urls) do
+    cache:fetch(url)
+  end
+  return #urls
+end
+
+return { PageCache = PageCache, warm = warm }
+"""
+
+SHELL = """\
+#!/usr/bin/env bash
+set -euo pipefail
+
+CACHE_DIR="${CACHE_DIR:-$HOME/.cache/pages}"
+
+# Prints the cached body of a page, fetching it once.
+fetch() {
+  local url="$1"
+  local file="$CACHE_DIR/$(echo "$url" | sha1sum | cut -c1-40)"
+  [[ -f "$file" ]] || curl -fsSL "$url" -o "$file"
+  cat "$file"
+}
+
+function warm {
+  mkdir -p "$CACHE_DIR"
+  for url in "$@"; do
+    fetch "$url" > /dev/null
+  done
+}
+
+warm "$@"
+"""
+
 # language -> (source, max_tokens, expected (kind, symbol, start_line, end_line)).
 CASES: dict[str, tuple[str, int, Layout]] = {
     "python": (
@@ -330,6 +593,67 @@ CASES: dict[str, tuple[str, int, Layout]] = {
             ("namespace", "text", 25, 25),
         ],
     ),
+    "ruby": (
+        RUBY,
+        1000,
+        [("module", None, 1, 1), ("class", "PageCache", 3, 21), ("function", "warm", 23, 28)],
+    ),
+    "php": (
+        PHP,
+        1000,
+        [("module", None, 1, 3), ("class", "PageCache", 5, 25), ("function", "warm", 27, 33)],
+    ),
+    "csharp": (
+        CSHARP,
+        # Too small for the namespace and its first class, so their members are chunked.
+        45,
+        [
+            ("module", None, 1, 2),
+            ("namespace", "Web.Caching", 4, 5),
+            # The class's opening lines and its short constructor are merged.
+            ("class", "Web.Caching.PageCache, Web.Caching.PageCache.PageCache", 6, 14),
+            # The class's closing brace joins its last member, the namespace's the last class.
+            ("method", "Web.Caching.PageCache.Fetch", 16, 26),
+            ("class", "Web.Caching.Warmer", 28, 41),
+        ],
+    ),
+    "kotlin": (
+        KOTLIN,
+        1000,
+        [("module", None, 1, 3), ("class", "PageCache", 5, 24), ("function", "warm", 26, 31)],
+    ),
+    "swift": (
+        SWIFT,
+        1000,
+        [("module", None, 1, 1), ("class", "PageCache", 3, 21), ("function", "warm", 23, 28)],
+    ),
+    "scala": (
+        SCALA,
+        1000,
+        [("module", None, 1, 4), ("class", "PageCache", 6, 20), ("class", "Warmer", 22, 27)],
+    ),
+    "lua": (
+        LUA,
+        1000,
+        [
+            ("module", None, 1, 5),
+            ("function", "PageCache.new", 7, 12),
+            ("function", "PageCache.fetch", 14, 20),
+            ("function", "warm", 22, 27),
+            ("module", None, 29, 29),
+        ],
+    ),
+    "shell": (
+        SHELL,
+        1000,
+        [
+            # The shebang leads nothing: a blank line and code separate it from `fetch`.
+            ("module", None, 1, 4),
+            ("function", "fetch", 6, 12),
+            ("function", "warm", 14, 19),
+            ("module", None, 21, 21),
+        ],
+    ),
 }
 
 
@@ -385,3 +709,115 @@ def test_class_over_budget_is_split_and_its_closing_brace_joins_the_last_member(
         # Annotations belong to the method; line 17 is the class's "}".
         ("method", "Cart.toString", 13, 17),
     ]
+
+
+# Every definition the walker finds, members after their container, whatever the budget.
+DEFINITIONS: dict[str, tuple[str, list[tuple[str, str | None, int, int]]]] = {
+    "ruby": (
+        RUBY,
+        [
+            ("class", "PageCache", 3, 21),
+            ("method", "PageCache.default", 5, 7),
+            ("method", "PageCache.initialize", 9, 12),
+            ("method", "PageCache.fetch", 14, 20),
+            ("function", "warm", 23, 28),
+        ],
+    ),
+    "php": (
+        PHP,
+        [
+            ("class", "PageCache", 5, 25),
+            ("method", "PageCache.__construct", 12, 15),
+            ("method", "PageCache.fetch", 17, 24),
+            ("function", "warm", 27, 33),
+        ],
+    ),
+    "csharp": (
+        CSHARP,
+        [
+            ("namespace", "Web.Caching", 4, 41),
+            ("class", "Web.Caching.PageCache", 6, 26),
+            ("method", "Web.Caching.PageCache.PageCache", 11, 14),
+            ("method", "Web.Caching.PageCache.Fetch", 16, 25),
+            ("class", "Web.Caching.Warmer", 28, 40),
+            ("method", "Web.Caching.Warmer.Warm", 30, 39),
+        ],
+    ),
+    "kotlin": (
+        KOTLIN,
+        [
+            ("class", "PageCache", 5, 24),
+            ("method", "PageCache.fetch", 9, 13),
+            ("method", "PageCache.clear", 15, 19),
+            # A companion object's members belong to the class.
+            ("method", "PageCache.unbounded", 22, 22),
+            ("function", "warm", 26, 31),
+        ],
+    ),
+    "swift": (
+        SWIFT,
+        [
+            ("class", "PageCache", 3, 21),
+            ("method", "PageCache.init", 7, 10),
+            ("method", "PageCache.fetch", 12, 20),
+            ("function", "warm", 23, 28),
+        ],
+    ),
+    "scala": (
+        SCALA,
+        [
+            ("class", "PageCache", 6, 20),
+            # The grammar ends `fetch`'s indented body at `def clear`, comment included;
+            # the comment is outdented, so it leads `clear` instead.
+            ("method", "PageCache.fetch", 10, 13),
+            ("method", "PageCache.clear", 15, 19),
+            ("class", "Warmer", 22, 27),
+            ("method", "Warmer.warm", 23, 26),
+        ],
+    ),
+    "lua": (
+        LUA,
+        [
+            ("function", "PageCache.new", 7, 12),
+            ("function", "PageCache.fetch", 14, 20),  # `PageCache:fetch`
+            ("function", "warm", 22, 27),  # `local warm = function(...)`
+        ],
+    ),
+    "shell": (SHELL, [("function", "fetch", 6, 12), ("function", "warm", 14, 19)]),
+}
+
+
+def _walk(blocks: Sequence[Block]) -> list[Block]:
+    """The blocks in order, each followed by its members."""
+    return [b for block in blocks for b in (block, *_walk(block.children))]
+
+
+@pytest.mark.parametrize("language", sorted(DEFINITIONS))
+def test_definitions_and_their_owners(language: str) -> None:
+    text, expected = DEFINITIONS[language]
+    parsed = treesitter.outline(text, language)
+    assert parsed is not None and parsed.clean
+    assert [(b.kind, b.symbol, b.start, b.end) for b in _walk(parsed.blocks)] == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "symbol", "header"),
+    [
+        # The `[Obsolete(...)]` line above the signature is left out.
+        ("csharp", CSHARP, "Web.Caching.PageCache.Fetch", "public string Fetch(string url)"),
+        ("php", PHP, "PageCache.fetch", "public function fetch(string $url): string"),
+        ("lua", LUA, "warm", "local warm = function(cache, urls)"),
+    ],
+)
+def test_headers_are_the_signatures(language: str, source: str, symbol: str, header: str) -> None:
+    parsed = treesitter.outline(source, language)
+    assert parsed is not None
+    headers = {block.symbol: block.header for block in _walk(parsed.blocks)}
+    assert headers[symbol] == header
+
+
+def test_bracketed_lines_are_annotations_only_when_whole() -> None:
+    attribute = ["[HttpGet(\"pages\")]", "public string Get()"]
+    computed = ["[Symbol.iterator](", "  options,", ") {"]
+    assert header_text(attribute, 1, 2) == "public string Get()"
+    assert header_text(computed, 1, 3) == "\n".join(line.strip() for line in computed)
