@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from embedstore.api.batcher import DirectEncoder, EncodeBatcher
@@ -11,6 +12,7 @@ from embedstore.api.jobs import JobManager
 from embedstore.api.metrics import Metrics
 from embedstore.api.settings import ServerSettings
 from embedstore.encoders.base import Encoder
+from embedstore.encoders.query import query_encoder
 from embedstore.encoders.registry import canonical_spec, load_encoder
 from embedstore.store.store import Store
 
@@ -26,16 +28,22 @@ class AppState:
     metrics: Metrics
     batching: bool = True
     ready: threading.Event = field(default_factory=threading.Event)
-    _batchers: dict[tuple[str, str | None], Batcher] = field(default_factory=dict)
+    _batchers: dict[tuple[str, str | None, bool], Batcher] = field(default_factory=dict)
 
     def batcher(self, spec: str | None, pooling: str | None = None) -> Batcher:
         """The shared batcher of one encoder (created on first use, inside the event loop)."""
-        key = (canonical_spec(spec), pooling)
+        name = canonical_spec(spec)
+        return self._batcher((name, pooling, False), lambda: load_encoder(name, pooling))
+
+    def query_batcher(self, spec: str, pooling: str) -> Batcher:
+        """The shared batcher of the store's query encoder for one model (ONNX once exported)."""
+        root = self.store.root
+        return self._batcher((spec, pooling, True), lambda: query_encoder(root, spec, pooling))
+
+    def _batcher(
+        self, key: tuple[str, str | None, bool], encoder: Callable[[], Encoder]
+    ) -> Batcher:
         if key not in self._batchers:
-
-            def encoder() -> Encoder:
-                return load_encoder(key[0], key[1])
-
             observe = self.metrics.batch_size.observe
             made: Batcher = (
                 EncodeBatcher(

@@ -32,9 +32,9 @@ QUERIES = [
 ]
 
 
-def start_server(port: int, batching: bool) -> subprocess.Popen[bytes]:
+def start_server(port: int, batching: bool, store: Path) -> subprocess.Popen[bytes]:
     args = [sys.executable, "-m", "embedstore", "serve", "--port", str(port),
-            "--store", str(STORE)]
+            "--store", str(store)]
     if not batching:
         args.append("--no-batching")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
@@ -50,7 +50,9 @@ def start_server(port: int, batching: bool) -> subprocess.Popen[bytes]:
     raise RuntimeError("server did not start")
 
 
-async def run_load(url: str, endpoint: str, clients: int, duration: float) -> dict[str, object]:
+async def run_load(
+    url: str, endpoint: str, clients: int, duration: float, collection: str
+) -> dict[str, object]:
     latencies: list[float] = []
     errors = 0
     kinds: dict[str, int] = {}
@@ -66,7 +68,7 @@ async def run_load(url: str, endpoint: str, clients: int, duration: float) -> di
                 began = time.perf_counter()
                 try:
                     if endpoint == "search":
-                        r = await http.post("/v1/collections/stdlib/search",
+                        r = await http.post(f"/v1/collections/{collection}/search",
                                             json={"query": query, "k": 10})
                     else:
                         r = await http.post("/v1/embeddings", json={"input": query})
@@ -95,16 +97,20 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--store", type=Path, default=STORE)
+    parser.add_argument("--collection", default="stdlib")
     args = parser.parse_args()
-    if not (STORE / "stdlib").exists():
+    if not (args.store / args.collection).exists():
         sys.exit("run bench/index_stdlib.py first: it builds the stdlib collection")
     rows = []
     for batching in (True, False):
-        server = start_server(args.port, batching)
+        server = start_server(args.port, batching, args.store)
         try:
             url = f"http://127.0.0.1:{args.port}"
             for endpoint in ("search", "embeddings"):
-                stats = asyncio.run(run_load(url, endpoint, args.clients, args.duration))
+                stats = asyncio.run(
+                    run_load(url, endpoint, args.clients, args.duration, args.collection)
+                )
                 row = {"batching": batching, "endpoint": endpoint, **stats}
                 print(json.dumps(row))
                 rows.append(row)

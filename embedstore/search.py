@@ -104,7 +104,7 @@ def search(
     vector = query_vector
     if mode != "lexical":
         if vector is None:
-            vector = collection.encoder.encode([query], kind="query")  # (1, d)
+            vector = collection.query_encoder.encode([query], kind="query")  # (1, d)
         dense = dense_hits(collection, vector, fetch, rules, file_ids, nprobe)
     if mode != "dense":
         lexical = lexical_hits(collection, query, fetch, file_ids)

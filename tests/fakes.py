@@ -22,6 +22,7 @@ class FakeEncoder:
     revision = None
     dim = 64
     max_tokens = 128
+    precision = "fp32"
 
     def __init__(self, pooling: str | None = None) -> None:
         self.pooling = pooling or "mean"

@@ -58,7 +58,7 @@ async def _run_searches(
     vectors: np.ndarray | None = None
     if mode != "lexical":
         manifest = collection.manifest
-        batcher = state.batcher(manifest.encoder, manifest.pooling)
+        batcher = state.query_batcher(manifest.encoder, manifest.pooling)
         vectors = await batcher.encode(queries, kind="query")  # (q, d)
     library_filters = filters.to_library()
 

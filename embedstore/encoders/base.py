@@ -36,6 +36,11 @@ class Encoder(Protocol):
     @property
     def pooling(self) -> str: ...
 
+    @property
+    def precision(self) -> str:
+        """The arithmetic documents are encoded in: fp32, or a checked faster path."""
+        ...
+
     def count_tokens(self, texts: list[str]) -> list[int]: ...
 
     def encode(

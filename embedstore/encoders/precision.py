@@ -59,7 +59,9 @@ def choose_precision(
     fast = candidate(device) if wanted == "auto" else wanted
     if fast == "fp32":
         return "fp32"
-    exact = encode(PROBE, "fp32")  # (n, d)
-    reduced = encode(PROBE, fast)  # (n, d)
-    parity = float(np.mean(np.sum(exact * reduced, axis=1)))
-    return fast if parity >= PARITY else "fp32"
+    return fast if parity(encode(PROBE, "fp32"), encode(PROBE, fast)) >= PARITY else "fp32"
+
+
+def parity(exact: np.ndarray, candidate: np.ndarray) -> float:
+    """Mean cosine of unit-length rows: (n, d), (n, d) -> one number, 1.0 when equal."""
+    return float(np.mean(np.sum(exact * candidate, axis=1)))

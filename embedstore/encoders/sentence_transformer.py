@@ -92,11 +92,15 @@ class SentenceTransformerEncoder:
         self._recommended = recommended_pooling(modules[pool_at].get_config_dict())
         self._pooling_name = resolve_pooling(pooling, self._recommended, name)
         self._token_model: Any = modules[0]
-        self._after_pool = torch.nn.Sequential(
-            *(m for m in modules[pool_at + 1 :] if type(m).__name__ != "Normalize")
-        )
-        self._pool = Pooling(self._pooling_name)
-        self._normalize = Normalize()
+        # eval(): a new Module is in training mode, and the ONNX exporter restores
+        # that mode on every submodule afterwards, turning dropout on.
+        self._pipeline = Pipeline(
+            self._token_model,
+            Pooling(self._pooling_name),
+            torch.nn.Sequential(
+                *(m for m in modules[pool_at + 1 :] if type(m).__name__ != "Normalize")
+            ),
+        ).eval()
         self._dim = int(model.get_embedding_dimension() or 0)
         self._max_tokens = int(model.max_seq_length or self._token_model.tokenizer.model_max_length)
         self._prompts: dict[str, str] = dict(getattr(model, "prompts", {}) or {})
@@ -138,6 +142,10 @@ class SentenceTransformerEncoder:
         """fp32, or the reduced precision that passed the parity check (bf16, fp16)."""
         return self._precision
 
+    def encode_exact(self, texts: list[str]) -> np.ndarray:
+        """(n,) texts -> (n, D) vectors on the fp32 path, whatever precision encode uses."""
+        return self._probe(texts, "fp32")
+
     def _probe(self, texts: list[str], precision: str) -> np.ndarray:
         chosen, self._precision = self._precision, precision
         try:
@@ -165,13 +173,64 @@ class SentenceTransformerEncoder:
             dim=self._dim, batch_size=batch_size, on_batch=on_batch,
         )
 
+    @property
+    def pipeline(self) -> Pipeline:
+        """The model as one module over token tensors (what embedstore.encoders.onnx exports)."""
+        return self._pipeline
+
+    @property
+    def tokenizer(self) -> Any:
+        """The model's Hugging Face tokenizer."""
+        return self._tokenizer
+
+    @property
+    def prompts(self) -> dict[str, str]:
+        """Text put before each input, by kind ("query", "document"), when the model has prompts."""
+        return dict(self._prompts)
+
+    @property
+    def lowercases(self) -> bool:
+        """Whether sentence-transformers lowercases texts before tokenising for this model."""
+        return bool(getattr(self._token_model, "do_lower_case", False))
+
+    def tokenize(self, texts: list[str]) -> dict[str, torch.Tensor]:
+        """Texts -> the pipeline's tensor inputs (input_ids, attention_mask, ...) on the device."""
+        features = self._token_model.preprocess(texts)
+        return {k: v.to(self._device) for k, v in features.items() if k in PIPELINE_INPUTS}
+
     @torch.inference_mode()
     def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        features = self._token_model.preprocess(texts)
-        features = {k: v.to(self._device) if torch.is_tensor(v) else v for k, v in features.items()}
         with autocast(self._device, self._precision):
-            states = self._token_model(features)["token_embeddings"]  # (B, T, H)
-        pooled = self._pool(states.float(), features["attention_mask"])  # (B, H)
-        projected = self._after_pool({"sentence_embedding": pooled})["sentence_embedding"]  # (B, D)
-        return self._normalize(projected).float().cpu().numpy()
+            vectors = self._pipeline(**self.tokenize(texts))  # (B, D)
+        return vectors.float().cpu().numpy()
+
+
+# The tensors a pipeline takes, in the order of Pipeline.forward.
+PIPELINE_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+class Pipeline(torch.nn.Module):
+    """model -> pooling -> (projection) -> normalise over token tensors: (B, T) ids -> (B, D)."""
+
+    def __init__(self, token_model: Any, pool: Pooling, after_pool: torch.nn.Module) -> None:
+        super().__init__()
+        self.token_model = token_model
+        self.pool = pool
+        self.after_pool = after_pool
+        self.normalize = Normalize()
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        features = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if token_type_ids is not None:
+            features["token_type_ids"] = token_type_ids
+        states = self.token_model(features)["token_embeddings"]  # (B, T, H)
+        # Pooling in fp32 whatever the autocast: a masked mean over bf16 loses digits.
+        pooled = self.pool(states.float(), attention_mask)  # (B, H)
+        projected = self.after_pool({"sentence_embedding": pooled})["sentence_embedding"]  # (B, D)
+        return self.normalize(projected)  # (B, D)
 

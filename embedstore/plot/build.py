@@ -61,7 +61,7 @@ def _compute(
     conn, dim = collection.conn, collection.manifest.dim
     every_id = db.unit_ids(conn)
     sample = projection.sample_ids(every_id, limit, seed)
-    query_vectors = (collection.encoder.encode(list(queries), kind="query") if queries
+    query_vectors = (collection.query_encoder.encode(list(queries), kind="query") if queries
                      else np.zeros((0, dim), dtype=np.float32))  # (q, d)
     hits = [
         tuple(r.id for r in search_module.search(

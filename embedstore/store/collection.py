@@ -18,6 +18,7 @@ from filelock import FileLock, Timeout
 from embedstore import search as search_module
 from embedstore.atomic_files import replace_atomically, sweep_temp_files
 from embedstore.encoders.base import Encoder
+from embedstore.encoders.query import query_encoder
 from embedstore.encoders.registry import load_encoder
 from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
 from embedstore.filters import SearchFilters
@@ -87,8 +88,11 @@ class Collection:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.name = path.name
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
         try:
-            self.conn = db.connect(path / DB_FILE)
+            self._local.conn = db.connect(path / DB_FILE)
         except sqlite3.OperationalError:
             raise  # locked, out of disk...: nothing wrong with the files themselves
         except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
@@ -96,9 +100,26 @@ class Collection:
                 f"collection {self.name!r} is damaged ({DB_FILE}: {exc}): delete it with "
                 f"`embedstore rm {self.name}` and index it again"
             ) from exc
+        self._connections.append(self._local.conn)
         self._index: VectorIndex | None = None
         self._index_generation = -1
         self._index_lock = threading.Lock()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection to meta.sqlite.
+
+        SQLite runs one statement at a time per connection, so searches served
+        from several threads would queue on a shared one; WAL lets their own
+        connections read side by side.
+        """
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = db.connect_reader(self.path / DB_FILE)
+            self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
+        return conn
 
     # -- manifest ---------------------------------------------------------------
 
@@ -133,6 +154,13 @@ class Collection:
                 f"{self.name!r} holds {manifest.dim}-d ones; re-index with --rebuild"
             )
         return encoder
+
+    @property
+    def query_encoder(self) -> Encoder:
+        """What encodes queries: the store's ONNX export of the model, else the model."""
+        manifest = self.manifest
+        encoder = query_encoder(self.path.parent, manifest.encoder, manifest.pooling)
+        return encoder if encoder.dim == manifest.dim else self.encoder
 
     # -- writing ----------------------------------------------------------------
 
@@ -227,7 +255,7 @@ class Collection:
     ) -> RagContext:
         """The best units packed into ``max_tokens`` (encoder tokens) for a prompt."""
         hits = self.search(query, CONTEXT_CANDIDATES, mode=mode, filters=filters, nprobe=nprobe)
-        return pack_context(query, hits, max_tokens, self.encoder.count_tokens)
+        return pack_context(query, hits, max_tokens, self.query_encoder.count_tokens)
 
     def stats(self) -> CollectionStats:
         files, units, chunks = db.counts(self.conn)
@@ -245,7 +273,10 @@ class Collection:
         return size
 
     def close(self) -> None:
-        self.conn.close()
+        with self._connections_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
 
     # -- index files --------------------------------------------------------------
 

@@ -152,10 +152,8 @@ def connect(path: Path) -> sqlite3.Connection:
     Raises OutdatedCollectionError for a database of an older format, which
     would otherwise get this format's tables beside its own.
     """
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    conn = connect_reader(path)
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA foreign_keys=ON")
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     has_chunks = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'"
@@ -169,6 +167,17 @@ def connect(path: Path) -> sqlite3.Connection:
         )
     conn.executescript(SCHEMA)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return conn
+
+
+def connect_reader(path: Path) -> sqlite3.Connection:
+    """Another connection to a database ``connect`` has opened: no schema work, no write.
+
+    Autocommit (isolation_level None): transactions are explicit (``transaction``).
+    """
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
     return conn
 
 
@@ -437,8 +446,9 @@ def lexical_search(
     conn: sqlite3.Connection, match: str, limit: int, file_ids: Sequence[int] | None = None
 ) -> list[tuple[int, float]]:
     """(unit id, BM25 score, higher is better) for an FTS5 MATCH expression, best first."""
+    # No join with units unless a filter needs one: it would cost more than the match.
     where = "" if file_ids is None else (
-        " AND u.file_id IN (SELECT value FROM json_each(?))"
+        " AND rowid IN (SELECT id FROM units WHERE file_id IN (SELECT value FROM json_each(?)))"
     )
     params: list[object] = [match]
     if file_ids is not None:
@@ -447,8 +457,8 @@ def lexical_search(
     # FTS5's bm25() is lower-is-better; negated so every score here grows with relevance.
     bm25 = f"bm25(units_fts, {NAME_WEIGHT}, {OWNER_WEIGHT}, {TEXT_WEIGHT})"
     rows = conn.execute(
-        f"SELECT u.id, -{bm25} FROM units_fts JOIN units u ON u.id = units_fts.rowid "
-        f"WHERE units_fts MATCH ?{where} ORDER BY {bm25}, u.id LIMIT ?",
+        f"SELECT rowid, -{bm25} FROM units_fts "
+        f"WHERE units_fts MATCH ?{where} ORDER BY {bm25}, rowid LIMIT ?",
         params,
     )
     return [(int(r[0]), float(r[1])) for r in rows]

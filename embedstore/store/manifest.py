@@ -28,6 +28,8 @@ class Manifest:
     index_kind: str = "auto"
     index: dict[str, Any] = field(default_factory=dict)
     source_root: str | None = None
+    # How the last indexing run encoded: fp32, or the fast path it checked (bf16, fp16).
+    precision: str | None = None
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> str:

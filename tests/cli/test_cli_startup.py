@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from embedstore.cli.app import app
 
 HEAVY = ("torch", "transformers", "sentence_transformers", "faiss")
 PROBE = """
@@ -32,3 +35,24 @@ def test_light_commands_import_no_model_or_index_library(args: list[str], tmp_pa
                           check=False, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+@pytest.mark.slow
+def test_search_after_index_encodes_the_query_without_torch(tmp_path: Path) -> None:
+    """`index` exports the model to ONNX once; `search` then never imports torch."""
+    demo = Path(__file__).resolve().parents[2] / "examples" / "demo-repo"
+    store = str(tmp_path / "store")
+    indexed = CliRunner().invoke(app, ["index", str(demo), "--name", "demo", "--store", store])
+    assert indexed.exit_code == 0, indexed.output
+    args = ["search", "parse the config file and merge defaults", "--name", "demo",
+            "--store", store, "-k", "1"]
+    model_libraries = HEAVY[:3]  # FAISS is what search runs on
+    code = PROBE.format(args=args, heavy=model_libraries).replace(
+        "print(", "print(result.output)\nprint('loaded:' + "
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    output, _, loaded = done.stdout.rpartition("loaded:")
+    assert "src/settings/loader.py" in output
+    assert loaded.strip() == ""

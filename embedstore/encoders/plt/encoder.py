@@ -97,6 +97,10 @@ class PLTEncoder:
         return self._embedder.pool.name
 
     @property
+    def precision(self) -> str:
+        return "fp32"
+
+    @property
     def recommended_pooling(self) -> str:
         return self._embedder.config.pooling
 
