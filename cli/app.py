@@ -22,6 +22,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: Rich markup would eat the "[default: ...]" in option help, and
+    # its boxes are padded to 80 columns in a pipe.
+    rich_markup_mode=None,
 )
 app.command("index")(index_cmd.index)
 app.command("search")(search_cmd.search)

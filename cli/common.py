@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from embedstore.cli.console import err
+from embedstore.cli.console import out as out  # re-exported: every command prints through it
 from embedstore.errors import EmbedstoreError, UserInputError
-from embedstore.filters import SearchFilters
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
 
@@ -26,6 +26,7 @@ StoreOption = Annotated[
     typer.Option(
         "--store",
         envvar="EMBEDSTORE_HOME",
+        metavar="DIR",
         help="Store folder [default: $EMBEDSTORE_HOME, else the user data folder].",
         show_default=False,
     ),
@@ -33,32 +34,10 @@ StoreOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 NameOption = Annotated[
     str | None,
-    typer.Option("--name", "-n", help="Collection [default: the only one in the store]."),
+    typer.Option(
+        "--name", "-n", metavar="NAME", help="Collection [default: the only one in the store]."
+    ),
 ]
-ModeOption = Annotated[
-    str, typer.Option("--mode", "-m", help="hybrid (dense + BM25, fused), dense or lexical.")
-]
-IncludeOption = Annotated[
-    list[str] | None,
-    typer.Option("--include", help="Only paths matching this .gitignore-style glob (repeatable)."),
-]
-ExcludeOption = Annotated[
-    list[str] | None,
-    typer.Option("--exclude", help="Leave out paths matching this glob (repeatable)."),
-]
-LanguageOption = Annotated[
-    list[str] | None,
-    typer.Option("--language", "-l", help="Only chunks in this language (repeatable)."),
-]
-MinScoreOption = Annotated[
-    float | None, typer.Option("--min-score", help="Drop dense hits below this cosine.")
-]
-NprobeOption = Annotated[
-    int | None, typer.Option(min=1, help="IVF lists to visit (IVF-PQ indexes only).")
-]
-
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
 
 
 def open_store(path: Path | None) -> Store:
@@ -80,18 +59,6 @@ def open_collection(store: Path | None, name: str | None) -> Collection:
             )
         name = names[0]
     return the_store.open(name)
-
-
-def make_filters(
-    include: list[str] | None,
-    exclude: list[str] | None,
-    languages: list[str] | None,
-    min_score: float | None,
-) -> SearchFilters:
-    return SearchFilters(
-        include=tuple(include or ()), exclude=tuple(exclude or ()),
-        languages=tuple(languages or ()), min_score=min_score,
-    )
 
 
 def print_json(data: Any) -> None:

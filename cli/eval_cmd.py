@@ -36,11 +36,15 @@ def evaluate(
         int, typer.Option(min=1, help="Queries sampled per repository from the mined pairs.")
     ] = 1000,
     mode: Annotated[
-        list[str] | None, typer.Option(help="Modes to score (repeatable) [default: all three].")
+        list[str] | None,
+        typer.Option(metavar="MODE", help="Modes to score (repeatable) [default: all three]."),
     ] = None,
     index_kind: Annotated[
         list[str] | None,
-        typer.Option("--index", help="Index kinds to score (repeatable) [default: flat, ivfpq]."),
+        typer.Option(
+            "--index", metavar="KIND",
+            help="Index kinds to score (repeatable) [default: flat, ivfpq].",
+        ),
     ] = None,
     strict: Annotated[
         bool, typer.Option(help="A hit must contain the function's def line (not just overlap).")

@@ -43,13 +43,20 @@ def index(
         bool, typer.Option("--rebuild", help="Re-encode everything, e.g. with another encoder.")
     ] = False,
     batch_size: Annotated[int, typer.Option(min=1, max=4096, help="Encoding batch size.")] = 32,
+    precision: Annotated[
+        str | None,
+        typer.Option(help="auto, fp32, bf16 or fp16. auto takes the machine's fast path "
+                     "(bf16 on CPUs with native bf16, fp16 on CUDA) when it matches fp32 "
+                     "(mean cosine >= 0.999 on a probe); fp32 forces the exact path "
+                     "[default: $EMBEDSTORE_PRECISION, else auto]."),
+    ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Index a folder into a collection; re-running it updates only what changed."""
     options = IndexOptions(
         name=name, encoder=encoder, pooling=pooling, index_kind=index_kind,
-        rebuild=rebuild, batch_size=batch_size,
+        rebuild=rebuild, batch_size=batch_size, precision=precision,
     )
     with RichProgress(err, enabled=not as_json) as progress:
         report = index_folder(open_store(store), path, options, progress)

@@ -66,3 +66,81 @@ def test_a_pipe_gets_whole_lines(store: Path) -> None:
     printed = search(store)
     assert LONG_LINE in printed  # neither wrapped nor cut at 80 columns
     assert not any(line.endswith(" ") for line in printed.splitlines())  # nor padded
+
+
+def fail(store: Path, *args: str) -> str:
+    """stderr of a search that must be refused as a usage error (exit code 2)."""
+    result = runner.invoke(app, ["search", QUERY, "--store", str(store), *args])
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    return result.stderr
+
+
+def test_json_is_also_spelled_format_json(store: Path) -> None:
+    assert search(store, "--json") == search(store, "--format", "json")
+    assert "--json means --format json" in fail(store, "--json", "--format", "jsonl")
+
+
+def test_jsonl_gives_each_result_on_one_line_as_json_has_it(store: Path) -> None:
+    payload = json.loads(search(store, "--format", "json", "-k", "2"))
+    assert payload["source_root"] == str(store.parent / "repo")
+    lines = search(store, "--format", "jsonl", "-k", "2").splitlines()
+    assert len(lines) == 2
+    assert [json.loads(line) for line in lines] == payload["results"]
+
+
+def test_vimgrep_points_from_the_current_folder_at_the_matched_line(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (top,) = json.loads(search(store, "--json"))["results"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    (line,) = search(store, "--format", "vimgrep").splitlines()
+    path, number, column, text = line.split(":", 3)
+    assert (path, column) == ("../repo/m.py", "1")
+    assert int(number) == top["match_start_line"] > 12
+    assert text == SOURCE[int(number) - 1] and "# accumulate step" in text
+
+
+def test_an_unknown_language_is_refused_with_the_valid_ones(store: Path) -> None:
+    stderr = fail(store, "--language", "pyhton")
+    assert "'pyhton' is not a language of collection 'repo'; valid here: python" in stderr
+
+
+def test_a_cosine_floor_is_refused_where_no_cosine_is_scored(store: Path) -> None:
+    assert "valid with --mode dense or hybrid" in fail(
+        store, "--mode", "lexical", "--min-score", "0.2"
+    )
+    assert search(store, "--mode", "dense", "--min-score", "0.2")
+
+
+def test_an_empty_collection_says_so_in_one_line(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
+    (tmp_path / "empty").mkdir()
+    store = str(tmp_path / "store")
+    made = runner.invoke(app, ["index", str(tmp_path / "empty"), "--encoder", FAKE_SPEC,
+                               "--store", store])
+    assert made.exit_code == 0, made.stderr
+    text = runner.invoke(app, ["search", "anything", "--store", store])
+    assert text.exit_code == 0, text.stderr
+    assert text.stdout.splitlines() == [
+        "Collection 'empty' has 0 chunks: nothing to search. Index a folder into it: "
+        "embedstore index PATH --name empty"
+    ]
+    machine = runner.invoke(app, ["search", "anything", "--store", store, "--format", "json"])
+    assert json.loads(machine.stdout)["results"] == []
+    assert "0 chunks" in machine.stderr  # the reason, off the parsed stream
+
+
+@pytest.mark.parametrize("command", ["search", "context"])
+def test_help_shows_defaults_and_readable_metavars(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    assert "[default: hybrid]" in result.stdout
+    assert "[default: the only one in the store]" in result.stdout  # help text, not markup
+    assert "--include GLOB" in result.stdout and "--language LANG" in result.stdout
+    assert "list[str]" not in result.stdout
+    if command == "search":
+        assert "[default: 10]" in result.stdout and "<text|json|jsonl|vimgrep>" in result.stdout
+        assert "0.8 x cosine + 0.2 x BM25 / the query's best BM25" in " ".join(
+            result.stdout.split()
+        )

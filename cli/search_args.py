@@ -1,0 +1,96 @@
+"""Options `search` and `context` share: mode, filters, output format; their checks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import typer
+
+from embedstore.filters import SearchFilters
+from embedstore.store import db
+from embedstore.store.collection import Collection
+
+ModeOption = Annotated[
+    str,
+    typer.Option(
+        "--mode", "-m", metavar="MODE",
+        help="hybrid (dense + BM25, fused), dense or lexical.",
+    ),
+]
+IncludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--include", metavar="GLOB",
+        help="Only paths matching this .gitignore-style glob (repeatable).",
+    ),
+]
+ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude", metavar="GLOB", help="Leave out paths matching this glob (repeatable)."
+    ),
+]
+LanguageOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--language", "-l", metavar="LANG",
+        help="Only definitions in this language, e.g. python (repeatable).",
+    ),
+]
+MinScoreOption = Annotated[
+    float | None,
+    typer.Option(
+        "--min-score", metavar="COSINE",
+        help="Drop dense hits whose cosine is below this (-1..1); dense and hybrid modes only.",
+    ),
+]
+NprobeOption = Annotated[
+    int | None, typer.Option(min=1, metavar="N", help="IVF lists to visit (IVF-PQ indexes only).")
+]
+JsonAliasOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+SearchFormat = Literal["text", "json", "jsonl", "vimgrep"]
+ContextFormat = Literal["text", "json"]
+
+
+def make_filters(
+    collection: Collection,
+    mode: str,
+    include: list[str] | None,
+    exclude: list[str] | None,
+    languages: list[str] | None,
+    min_score: float | None,
+) -> SearchFilters:
+    """The filters of a search, refusing values that could only ever match nothing."""
+    if min_score is not None and mode == "lexical":
+        # Only the dense side scores by cosine; BM25 has no fixed scale to hold a floor to.
+        raise typer.BadParameter(
+            "it is a cosine floor for dense hits and --mode lexical has none; "
+            "valid with --mode dense or hybrid",
+            param_hint="'--min-score'",
+        )
+    if languages:
+        _check_languages(collection, languages)
+    return SearchFilters(
+        include=tuple(include or ()), exclude=tuple(exclude or ()),
+        languages=tuple(languages or ()), min_score=min_score,
+    )
+
+
+def _check_languages(collection: Collection, languages: list[str]) -> None:
+    # The collection's own languages are the valid ones: documents pushed through
+    # the API may carry any language name, and any other name finds nothing.
+    present = sorted({language for _, _, language in db.file_filter_rows(collection.conn)})
+    unknown = [name for name in languages if name not in present]
+    if unknown:
+        raise typer.BadParameter(
+            f"{', '.join(map(repr, unknown))} is not a language of collection "
+            f"{collection.name!r}; valid here: {', '.join(present) or 'none, it is empty'}",
+            param_hint="'--language'",
+        )
+
+
+def output_format(fmt: str, as_json: bool) -> str:
+    """--format, with --json as its older spelling of `--format json`."""
+    if as_json and fmt not in ("text", "json"):
+        raise typer.BadParameter(f"--json means --format json, not {fmt}", param_hint="'--json'")
+    return "json" if as_json else fmt
