@@ -34,8 +34,9 @@ def _limits(settings: ServerSettings) -> dict[tuple[str, str], dict[str, int]]:
     """(schema, property) -> JSON-schema keywords of the limits set at start-up.
 
     Each keyword lands where its type fits: ``maximum`` on integers,
-    ``maxLength`` on strings, ``maxItems`` on arrays, through ``anyOf`` and
-    array items (so ``input: str | list[str]`` gets both).
+    ``maxLength`` on strings, ``maxItems`` on arrays of anything but token ids,
+    ``maxIds`` (written as ``maxItems``) on arrays of integers, through ``anyOf``
+    and array items (so ``input: str | list[str] | list[list[int]]`` gets all).
     """
     query = settings.max_query_chars
     items = settings.max_batch_items
@@ -47,8 +48,10 @@ def _limits(settings: ServerSettings) -> dict[tuple[str, str], dict[str, int]]:
         ("ContextRequest", "query"): {"maxLength": query},
         ("DocumentsUpsert", "documents"): {"maxItems": items},
         ("DocumentIn", "text"): {"maxLength": settings.max_document_chars},
+        # One token list can hold no more ids than a request's token cap.
         ("EmbeddingsRequest", "input"): {
             "maxItems": items, "maxLength": settings.max_document_chars,
+            "maxIds": settings.max_embedding_tokens,
         },
     }
 
@@ -74,14 +77,29 @@ def _declare_limits(schemas: dict[str, Any], settings: ServerSettings) -> None:
         _apply(schemas[model]["properties"][prop], keywords)
 
 
-_KEYWORD_TYPE = {"maximum": "integer", "maxLength": "string", "maxItems": "array"}
+# Our keyword -> (the kind of node it bounds, the JSON-schema keyword written).
+_KEYWORD_TARGET = {
+    "maximum": ("integer", "maximum"),
+    "maxLength": ("string", "maxLength"),
+    "maxItems": ("array", "maxItems"),
+    "maxIds": ("ids", "maxItems"),
+}
+
+
+def _kind(node: dict[str, Any]) -> str | None:
+    """The node's type, with an array of integers (token ids) a kind of its own."""
+    if node.get("type") == "array" and node["items"].get("type") == "integer":
+        return "ids"
+    return node.get("type")
 
 
 def _apply(node: dict[str, Any], keywords: dict[str, int]) -> None:
     for variant in node.get("anyOf", []):
         _apply(variant, keywords)
+    kind = _kind(node)
     for keyword, value in keywords.items():
-        if node.get("type") == _KEYWORD_TYPE[keyword]:
-            node[keyword] = value
+        target, written = _KEYWORD_TARGET[keyword]
+        if kind == target:
+            node[written] = value
     if node.get("type") == "array":
         _apply(node["items"], keywords)

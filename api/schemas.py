@@ -1,4 +1,5 @@
-"""Request and response bodies (Qdrant/TEI-like JSON; OpenAI's shape for embeddings)."""
+"""Request and response bodies (Qdrant/TEI-like JSON; OpenAI's shape for embeddings
+and models)."""
 
 from __future__ import annotations
 
@@ -226,12 +227,28 @@ class ContextResponse(BaseModel):
     blocks: list[ContextBlockOut]
 
 
+# A token id of the served model's own tokenizer (not tiktoken's); its vocabulary
+# size depends on the model, so the upper bound is checked by the route.
+TokenId = Annotated[int, Field(ge=0), JsonInteger]
+TokenIds = Annotated[list[TokenId], Field(min_length=1)]
+EmbeddingInput = (
+    NonEmpty
+    | Annotated[list[NonEmpty], Field(min_length=1)]
+    | TokenIds
+    | Annotated[list[TokenIds], Field(min_length=1)]
+)
+
+
 class EmbeddingsRequest(BaseModel):
     """OpenAI's /v1/embeddings request; unknown fields such as `user` are accepted."""
 
     model_config = ConfigDict(strict=True)
 
-    input: NonEmpty | Annotated[list[NonEmpty], Field(min_length=1)]
+    input: EmbeddingInput = Field(description=(
+        "A text, a list of texts, or the same as token ids: one list of ids, or a list of "
+        "them. Ids are the served model's own tokenizer's, without special tokens (what "
+        "`tokenizer(text, add_special_tokens=False)` gives), never tiktoken's."
+    ))
     model: str | None = None
     encoding_format: Literal["float", "base64"] = "float"
     dimensions: Annotated[int, Field(ge=1), JsonInteger] | None = None
@@ -253,3 +270,18 @@ class EmbeddingsResponse(BaseModel):
     data: list[EmbeddingItem]
     model: str
     usage: Usage
+
+
+class ModelCard(BaseModel):
+    """OpenAI's model object: one encoder this server serves."""
+
+    id: str
+    object: Literal["model"] = "model"
+    created: int = Field(default=0, description="Always 0: when a model was made is unknown here.")
+    owned_by: str = Field(description="The hub organisation of a hub model, else \"local\".")
+    collections: list[str] = Field(description="The collections encoded with this model.")
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]

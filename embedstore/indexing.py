@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from embedstore import freshness, git
 from embedstore.chunking import chunk_file
 from embedstore.chunking.types import Chunk, chunk_body
 from embedstore.documents import Document
@@ -37,7 +38,7 @@ from embedstore.store.store import Store, name_for_folder
 from embedstore.units import group_units, own_name, owner_name, unit_vector
 
 # Texts encoded between two commits of parked vectors: the most a kill can lose.
-PARK_EVERY = 256
+PARK_EVERY = 1024
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class IndexOptions:
     rebuild: bool = False
     batch_size: int = 32
     embed_header: bool | None = None  # None: the collection's own, or True
+    precision: str | None = None  # None: $EMBEDSTORE_PRECISION, else auto (see encoders.precision)
 
 
 @dataclass
@@ -101,6 +103,7 @@ def index_folder(
     name = opts.name or name_for_folder(root)
     collection, manifest, encoder = prepare_collection(store, name, opts, source_root=root)
     run = _Run(collection, manifest, encoder, opts, progress or NullProgress())
+    head = git.head_commit(root.resolve())
     with collection.writing():
         with run.stage("scan", None):
             sources = []
@@ -121,6 +124,12 @@ def index_folder(
         run.report.files_deleted = len(deleted)
         run.report.files_unchanged = len(sources) - len(todo)
         run.apply(todo, changed + deleted)
+        # After the changes commit: a kill in between leaves older stamps, read as stale.
+        freshness.record(collection.conn, stats.stamps, head)
+    # Once per store and model, so that searches encode queries without torch.
+    from embedstore.encoders.onnx_export import ensure_exported  # torch is loaded by now
+
+    ensure_exported(encoder, store.root)
     return run.report
 
 
@@ -245,7 +254,7 @@ def prepare_collection(
             f"{pooling or 'model default'}, header {header}). "
             "Re-run with --rebuild to re-encode everything, or drop --encoder/--pooling."
         )
-    encoder = load_encoder(spec, pooling)
+    encoder = load_encoder(spec, pooling, opts.precision)
     root = str(source_root.resolve()) if source_root else (old.source_root if old else None)
     manifest = Manifest(
         encoder=encoder.name,
@@ -256,6 +265,7 @@ def prepare_collection(
         index_kind=opts.index_kind or (old.index_kind if old else "auto"),
         index=old.index if old else {},
         source_root=root,
+        precision=encoder.precision,
     )
     choose_kind(manifest.index_kind, 0)  # a bad --index fails before any work
     collection = existing or store.create(name, manifest)

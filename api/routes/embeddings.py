@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import cast
 
 import numpy as np
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 
 from embedstore.api.deps import StateDep
-from embedstore.api.schemas import EmbeddingItem, EmbeddingsRequest, EmbeddingsResponse, Usage
+from embedstore.api.routes.models import served_models, served_spec
+from embedstore.api.schemas import (
+    EmbeddingInput,
+    EmbeddingItem,
+    EmbeddingsRequest,
+    EmbeddingsResponse,
+    Usage,
+)
+from embedstore.api.state import AppState
+from embedstore.api.token_inputs import check_vocabulary, encode_ids, frame_of, token_model
 from embedstore.encoders.base import Encoder
-from embedstore.encoders.registry import DEFAULT_ENCODER, canonical_spec, load_encoder
+from embedstore.encoders.registry import load_encoder
 
 router = APIRouter(prefix="/v1", tags=["embeddings"])
 
@@ -23,37 +32,27 @@ router = APIRouter(prefix="/v1", tags=["embeddings"])
 GROUP_CHARS = 256 * 1024
 
 
-def served_models(state_specs: list[str]) -> set[str]:
-    """The default model and every encoder an existing collection uses: nothing else is
-    loaded on a client's request (an arbitrary name could mean a multi-GB download)."""
-    return {DEFAULT_ENCODER, *state_specs}
-
-
 @router.post("/embeddings")
 async def embeddings(body: EmbeddingsRequest, state: StateDep) -> EmbeddingsResponse:
-    texts = [body.input] if isinstance(body.input, str) else body.input
+    """Texts or token ids (of the model's own tokenizer) -> unit-length vectors."""
+    texts, id_lists = _inputs(body.input)
     limits = state.settings
-    if len(texts) > limits.max_batch_items:
-        raise ValueError(f"at most {limits.max_batch_items} inputs per request, got {len(texts)}")
+    count = len(texts) or len(id_lists)
+    if count > limits.max_batch_items:
+        raise ValueError(f"at most {limits.max_batch_items} inputs per request, got {count}")
     if any(len(t) > limits.max_document_chars for t in texts):
         raise ValueError(f"each input is limited to {limits.max_document_chars:,} characters")
-    spec = canonical_spec(body.model) if body.model else DEFAULT_ENCODER
-    in_use = await run_in_threadpool(
-        lambda: [collection.manifest.encoder for collection in state.collections.each()]
-    )
-    if spec not in served_models(in_use):
-        raise HTTPException(404, f"model {body.model!r} is not served here; use {DEFAULT_ENCODER}")
+    spec = served_spec(body.model, await served_models(state))
     encoder = await run_in_threadpool(load_encoder, spec)
     if body.dimensions is not None and body.dimensions != encoder.dim:
         raise ValueError(
             f"model {spec} returns {encoder.dim}-dimensional vectors and cannot truncate them "
-            f"to {body.dimensions}; omit `dimensions`"
+            f"to {body.dimensions} (it was not trained for shorter ones); omit `dimensions`"
         )
-    tokens = await run_in_threadpool(count_within, encoder, texts, limits.max_embedding_tokens)
-    batcher = state.batcher(spec)
-    vectors = np.concatenate([
-        await batcher.encode(group, kind="document") for group in char_bounded(texts, GROUP_CHARS)
-    ])  # (n, dim)
+    if texts:
+        vectors, tokens = await _embed_texts(state, spec, encoder, texts)
+    else:
+        vectors, tokens = await _embed_ids(state, spec, encoder, id_lists)
     return EmbeddingsResponse(
         data=[
             EmbeddingItem(embedding=_encode(v, body.encoding_format), index=i)
@@ -64,15 +63,50 @@ async def embeddings(body: EmbeddingsRequest, state: StateDep) -> EmbeddingsResp
     )
 
 
-def count_within(encoder: Encoder, texts: list[str], max_tokens: int) -> int:
-    """The inputs' total tokens, refused once over ``max_tokens``.
+def _inputs(value: EmbeddingInput) -> tuple[list[str], list[list[int]]]:
+    """(texts, token-id lists): validation lets a request hold one kind only, so one list is
+    empty. A lone text, or a lone list of ids, is one input."""
+    if isinstance(value, str):
+        return [value], []
+    if isinstance(value[0], int):
+        return [], [cast(list[int], value)]
+    if isinstance(value[0], str):
+        return cast(list[str], value), []
+    return [], cast(list[list[int]], value)
 
-    One input at a time, so the tokenizer never holds more than one input;
-    it stops at the first input over the cap instead of reading the rest.
-    """
+
+async def _embed_texts(
+    state: AppState, spec: str, encoder: Encoder, texts: list[str]
+) -> tuple[np.ndarray, int]:
+    # One input at a time, so the tokenizer never holds more than one input.
+    counts = (encoder.count_tokens([text])[0] for text in texts)
+    tokens = await run_in_threadpool(capped_total, counts, state.settings.max_embedding_tokens)
+    batcher = state.batcher(spec)
+    vectors = np.concatenate([
+        await batcher.encode(group, kind="document") for group in char_bounded(texts, GROUP_CHARS)
+    ])  # (n, dim)
+    return vectors, tokens
+
+
+async def _embed_ids(
+    state: AppState, spec: str, encoder: Encoder, id_lists: list[list[int]]
+) -> tuple[np.ndarray, int]:
+    model = token_model(encoder, spec)
+    frame = await run_in_threadpool(frame_of, model)
+    check_vocabulary(frame, id_lists, spec)
+    # Counted as a text's tokens are: its own plus the special tokens framing it.
+    tokens = capped_total((len(ids) + frame.special for ids in id_lists),
+                          state.settings.max_embedding_tokens)
+    vectors = await run_in_threadpool(encode_ids, model, frame, id_lists)  # (n, dim)
+    return vectors, tokens
+
+
+def capped_total(counts: Iterable[int], max_tokens: int) -> int:
+    """The inputs' total tokens, refused once over ``max_tokens``; it stops at the first
+    input over the cap instead of counting the rest."""
     total = 0
-    for i, text in enumerate(texts):
-        total += encoder.count_tokens([text])[0]
+    for i, count in enumerate(counts):
+        total += count
         if total > max_tokens:
             raise ValueError(
                 f"the inputs hold more than {max_tokens:,} tokens (the limit per request, "

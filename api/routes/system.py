@@ -1,19 +1,25 @@
-"""Health, metrics and the search page."""
+"""Health, metrics, the search page and the API docs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, PlainTextResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.exceptions import HTTPException
+from swagger_ui_bundle import swagger_ui_path
 
 from embedstore.api.deps import StateDep, require_api_key
 from embedstore.api.highlight import stylesheet
 from embedstore.api.openapi import ERROR_RESPONSES
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
+# Swagger UI from the swagger-ui-bundle package, not a CDN: /docs works offline.
+SWAGGER_UI = Path(str(swagger_ui_path))
+DOCS_ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")
 
 router = APIRouter(tags=["system"])
 
@@ -46,3 +52,23 @@ def page() -> FileResponse:
 @router.get("/static/highlight.css", include_in_schema=False)
 def highlight_css() -> PlainTextResponse:
     return PlainTextResponse(stylesheet(), media_type="text/css")
+
+
+@router.get("/docs", include_in_schema=False)
+def docs(request: Request) -> HTMLResponse:
+    """Swagger UI over /openapi.json, every asset served from here."""
+    root = request.scope.get("root_path", "").rstrip("/")
+    return get_swagger_ui_html(
+        openapi_url=f"{root}{request.app.openapi_url}",
+        title=f"{request.app.title} API",
+        swagger_js_url=f"{root}/docs/assets/swagger-ui-bundle.js",
+        swagger_css_url=f"{root}/docs/assets/swagger-ui.css",
+        swagger_favicon_url=f"{root}/docs/assets/favicon-32x32.png",
+    )
+
+
+@router.get("/docs/assets/{name}", include_in_schema=False)
+def docs_asset(name: str) -> FileResponse:
+    if name not in DOCS_ASSETS:
+        raise HTTPException(404, f"no docs asset {name!r}")
+    return FileResponse(SWAGGER_UI / name)

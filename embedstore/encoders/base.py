@@ -63,25 +63,38 @@ def encode_in_batches(
     batch_size: int,
     on_batch: BatchCallback | None = None,
 ) -> np.ndarray:
-    """Run ``encode_batch`` over length-sorted batches of texts or token-id lists.
+    """Run ``encode_batch`` over length-sorted batches of token-id lists (or texts).
 
+    A batch holds ``batch_size`` items of the longest length in the call, or
+    as many shorter ones as fit in the same padded size (see budget_batches).
     Rows come back in input order: (n,) items -> float32 (n, dim).
     """
     out = np.zeros((len(items), dim), dtype=np.float32)  # (n, dim)
-    for batch in length_sorted_batches([len(t) for t in items], batch_size):
+    for batch in budget_batches([len(t) for t in items], batch_size):
         out[batch] = encode_batch([items[i] for i in batch])  # (len(batch), dim)
         if on_batch is not None:
             on_batch(len(batch))
     return out
 
 
-def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length, longest first.
+def budget_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices in batches of similar length, longest first, each within one token budget.
 
-    Texts of similar length share a batch so little compute goes to padding;
-    longest first so that an out-of-memory error shows up on the first batch.
+    The budget is ``batch_size`` rows of the longest length: a batch of long
+    texts holds ``batch_size`` of them, one of short texts proportionally more,
+    so every batch costs about the same and none is mostly padding. Sorting by
+    token count (not characters) keeps padding near zero; longest first makes
+    an out-of-memory error show up on the first batch.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    budget = batch_size * max(max(lengths, default=1), 1)
+    batches: list[list[int]] = []
+    for i in order:
+        # Sorted longest first: a batch's first item sets its padded length.
+        if batches and (len(batches[-1]) + 1) * max(lengths[batches[-1][0]], 1) <= budget:
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -105,6 +106,9 @@ class SentenceTransformerEncoder:
         self._max_tokens = int(model.max_seq_length or self._token_model.tokenizer.model_max_length)
         self._prompts: dict[str, str] = dict(getattr(model, "prompts", {}) or {})
         self._tokenizer = self._token_model.tokenizer
+        # A fast tokenizer's truncation setting is shared state that each call sets:
+        # counting (whole texts) and encoding (truncated) from two threads would mix.
+        self._tokenizer_lock = threading.Lock()
         self._precision = "fp32"
         # None: EMBEDSTORE_PRECISION, else auto (the fast path if it passes the parity check).
         self._precision = choose_precision(self._device, self._probe, precision)
@@ -149,14 +153,15 @@ class SentenceTransformerEncoder:
     def _probe(self, texts: list[str], precision: str) -> np.ndarray:
         chosen, self._precision = self._precision, precision
         try:
-            return self._encode_batch(texts)
+            return self._encode_ids(self._token_ids(texts))
         finally:
             self._precision = chosen
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
-        encoded = self._tokenizer(texts, add_special_tokens=True, verbose=False)
+        with self._tokenizer_lock:
+            encoded = self._tokenizer(texts, add_special_tokens=True, verbose=False)
         return [len(ids) for ids in encoded["input_ids"]]
 
     def encode(
@@ -168,9 +173,23 @@ class SentenceTransformerEncoder:
         on_batch: BatchCallback | None = None,
     ) -> np.ndarray:
         prompt = self._prompts.get(kind, "")
+        # Tokenised once, up front: batches are then grouped by token count, which
+        # pads far less than grouping by characters as sentence-transformers does.
+        return self.encode_ids(
+            self._token_ids([prompt + t for t in texts]), batch_size=batch_size, on_batch=on_batch
+        )
+
+    def encode_ids(
+        self,
+        rows: list[list[int]],
+        *,
+        batch_size: int = 32,
+        on_batch: BatchCallback | None = None,
+    ) -> np.ndarray:
+        """Token-id rows as the model reads them (special tokens in, at most max_tokens)
+        -> float32 (n, D) unit rows."""
         return encode_in_batches(
-            [prompt + t for t in texts], self._encode_batch,
-            dim=self._dim, batch_size=batch_size, on_batch=on_batch,
+            rows, self._encode_ids, dim=self._dim, batch_size=batch_size, on_batch=on_batch
         )
 
     @property
@@ -198,10 +217,24 @@ class SentenceTransformerEncoder:
         features = self._token_model.preprocess(texts)
         return {k: v.to(self._device) for k, v in features.items() if k in PIPELINE_INPUTS}
 
+    def _token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Unpadded token ids, made as sentence-transformers' preprocess makes them."""
+        cleaned = [t.strip() for t in texts]
+        if self.lowercases:
+            cleaned = [t.lower() for t in cleaned]
+        with self._tokenizer_lock:
+            encoded = self._tokenizer(
+                cleaned, truncation="longest_first", max_length=self._max_tokens, verbose=False
+            )
+        return [list(ids) for ids in encoded["input_ids"]]
+
     @torch.inference_mode()
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+    def _encode_ids(self, ids: list[list[int]]) -> np.ndarray:
+        padded = self._tokenizer.pad({"input_ids": ids}, return_tensors="pt")
         with autocast(self._device, self._precision):
-            vectors = self._pipeline(**self.tokenize(texts))  # (B, D)
+            vectors = self._pipeline(
+                padded["input_ids"].to(self._device), padded["attention_mask"].to(self._device)
+            )  # (B, D)
         return vectors.float().cpu().numpy()
 
 

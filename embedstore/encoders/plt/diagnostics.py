@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from embedstore.encoders.base import length_sorted_batches
+from embedstore.encoders.base import budget_batches
 from embedstore.encoders.plt.cache import kv_cache_bytes, sequential_kv_bytes
 from embedstore.encoders.plt.embedder import PLTEmbedder, pad_left, token_ids
 
@@ -88,7 +88,7 @@ def diagnose(
     device = next(embedder.parameters()).device
     ids = token_ids(tokenizer, texts, config.max_seq_len)
     sums = [_Sums() for _ in range(config.loops)]
-    for batch in length_sorted_batches([len(row) for row in ids], batch_size):
+    for batch in budget_batches([len(row) for row in ids], batch_size):
         input_ids, mask = pad_left([ids[i] for i in batch], tokenizer.pad_token_id or 0, device)
         out = embedder.backbone(input_ids, mask)
         real = mask.to(out.hidden.dtype)  # (B, T)
