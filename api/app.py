@@ -6,22 +6,26 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from embedstore.api.deps import require_api_key
 from embedstore.api.errors import install_error_handlers
 from embedstore.api.jobs import JobManager
 from embedstore.api.limits import BodySizeLimit
+from embedstore.api.mcp_server import McpHttpEndpoint, build_mcp_server
 from embedstore.api.metrics import Metrics
 from embedstore.api.openapi import ERROR_RESPONSES, install_openapi
-from embedstore.api.routes import collections, documents, embeddings, jobs, search, system
+from embedstore.api.routes import collections, documents, embeddings, jobs, models, search, system
 from embedstore.api.routes import map as collection_map
 from embedstore.api.settings import ServerSettings
 from embedstore.api.state import AppState, CollectionCache
 from embedstore.encoders.registry import load_encoder
 from embedstore.store.store import Store
+from embedstore.watch import describe, watch_folder, watchable
 
 log = logging.getLogger("embedstore.api")
 
@@ -35,12 +39,21 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
         settings=config, store=store, collections=CollectionCache(store),
         jobs=JobManager(store), metrics=Metrics(), batching=batching,
     )
+    watched = [watchable(path) for path in config.watch]  # a wrong folder fails before serving
+    mcp = McpHttpEndpoint(build_mcp_server(store, state.collections), config.host)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if config.preload_model:
             loading = asyncio.create_task(asyncio.to_thread(_load_default, state))
-        yield
+        watchers = [asyncio.create_task(_watch(store, path)) for path in watched]
+        try:
+            async with mcp.running():
+                yield
+        finally:
+            for watcher in watchers:
+                watcher.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
         if config.preload_model and not loading.done():
             loading.cancel()
         await state.close()
@@ -51,6 +64,7 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
         "search, RAG context and OpenAI-compatible embeddings.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None, redoc_url=None,  # /docs is system.docs: Swagger UI served locally
     )
     app.state.embedstore = state
     install_error_handlers(app)
@@ -58,12 +72,21 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_request_bytes)
     guarded = [Depends(require_api_key)]
     for router in (collections.router, documents.router, search.router, jobs.router,
-                   embeddings.router, collection_map.router):
+                   embeddings.router, models.router, collection_map.router):
         app.include_router(router, dependencies=guarded, responses=ERROR_RESPONSES)
     app.include_router(system.router)
     install_openapi(app, config)
     app.mount("/static", StaticFiles(directory=system.STATIC), name="static")
+    # MCP over streamable HTTP: an ASGI app as a route (a mount would redirect /mcp to /mcp/).
+    app.router.routes.append(Route("/mcp", mcp, include_in_schema=False))
     return app
+
+
+async def _watch(store: Store, folder: Path) -> None:
+    await watch_folder(
+        store, folder, on_report=lambda report: log.info("watch: %s", describe(report)),
+        on_error=lambda exc: log.warning("watch of %s: %s", folder, exc),
+    )
 
 
 def _load_default(state: AppState) -> None:

@@ -23,6 +23,8 @@ class ServerSettings(BaseSettings):
     api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # Folders the index endpoint may read (comma-separated); none when empty.
     allowed_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
+    # Folders kept indexed while serving, each in the collection named after it (comma-separated).
+    watch: Annotated[list[Path], NoDecode] = Field(default_factory=list)
     max_request_bytes: int = 8 * 1024 * 1024
     max_query_chars: int = 4096
     max_document_chars: int = 1_000_000
@@ -35,7 +37,7 @@ class ServerSettings(BaseSettings):
     batch_max_wait_ms: float = 5.0
     preload_model: bool = True
 
-    @field_validator("api_keys", "allowed_roots", mode="before")
+    @field_validator("api_keys", "allowed_roots", "watch", mode="before")
     @classmethod
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):

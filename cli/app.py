@@ -9,11 +9,13 @@ from embedstore.cli import (
     context_cmd,
     eval_cmd,
     index_cmd,
+    mcp_cmd,
     plot_cmd,
     plt_cmd,
     search_cmd,
     serve_cmd,
     tune_cmd,
+    watch_cmd,
 )
 
 app = typer.Typer(
@@ -36,6 +38,8 @@ app.command("eval")(eval_cmd.evaluate)
 app.command("serve")(serve_cmd.serve)
 app.command("plot")(plot_cmd.plot)
 app.command("tune")(tune_cmd.tune)
+app.command("watch")(watch_cmd.watch)
+app.command("mcp")(mcp_cmd.mcp)
 app.add_typer(plt_cmd.plt_app, name="plt")
 
 

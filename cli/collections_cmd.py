@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from embedstore import freshness
 from embedstore.cli.common import JsonOption, StoreOption, cli_errors, open_store, out, print_json
 from embedstore.errors import OutdatedCollectionError
 
@@ -17,9 +19,12 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
     """List the collections in the store."""
     the_store = open_store(store)
     rows: list[dict[str, object]] = []
+    fresh: dict[str, freshness.Freshness] = {}
     for name in the_store.names():
         try:
-            stats = the_store.open(name).stats()
+            collection = the_store.open(name)
+            stats = collection.stats()
+            fresh[name] = freshness.check(collection)
         except OutdatedCollectionError as exc:
             # One collection of an older format must not hide the others.
             rows.append({"name": name, "outdated": str(exc)})
@@ -27,7 +32,7 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
         rows.append({
             "name": name, "files": stats.files, "units": stats.units, "chunks": stats.chunks,
             "encoder": stats.manifest.encoder, "index": stats.manifest.index.get("kind", ""),
-            "disk_bytes": stats.disk_bytes,
+            "disk_bytes": stats.disk_bytes, "freshness": fresh[name].to_dict(),
         })
     if as_json:
         print_json({"store": str(the_store.root), "collections": rows})
@@ -35,15 +40,19 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
     if not rows:
         out.print(f"No collections in {the_store.root}.")
         return
-    table = Table("name", "files", "units", "chunks", "encoder", "index", "size")
+    table = Table(
+        "name", "files", "units", "chunks", "encoder", "index", "size", "indexed", "stale"
+    )
     for row in rows:
         if "outdated" in row:
             table.add_row(str(row["name"]), "-", "-", "-", "outdated: re-index with --rebuild",
-                          "-", "-")
+                          "-", "-", "-", "-")
             continue
+        name = str(row["name"])
         table.add_row(
-            str(row["name"]), f"{row['files']:,}", f"{row['units']:,}", f"{row['chunks']:,}",
+            name, f"{row['files']:,}", f"{row['units']:,}", f"{row['chunks']:,}",
             str(row["encoder"]), str(row["index"]), _size(int(str(row["disk_bytes"]))),
+            _local_time(fresh[name]), _stale_text(fresh[name], short=True),
         )
     out.print(table)
 
@@ -54,18 +63,23 @@ def info(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Show a collection's encoder, index and sizes."""
-    stats = open_store(store).open(name).stats()
+    """Show a collection's encoder, index, sizes and whether its folder changed since."""
+    collection = open_store(store).open(name)
+    stats = collection.stats()
+    fresh = freshness.check(collection)
     data = {
         "name": stats.name, "files": stats.files, "units": stats.units, "chunks": stats.chunks,
         "disk_bytes": stats.disk_bytes, **asdict(stats.manifest),
     }
     if as_json:
-        print_json(data)
+        print_json({**data, "freshness": fresh.to_dict()})
         return
     for key, value in data.items():
         shown = _size(int(str(value))) if key == "disk_bytes" else value
         out.print(f"[bold]{key:>16}[/bold]  {shown}")
+    out.print(f"[bold]{'indexed_at':>16}[/bold]  {_local_time(fresh)}")
+    out.print(f"[bold]{'git_head':>16}[/bold]  {fresh.git_head or '-'}")
+    out.print(f"[bold]{'stale':>16}[/bold]  {_stale_text(fresh, short=False)}")
 
 
 @cli_errors
@@ -76,6 +90,27 @@ def rm(
     """Delete a collection and its files."""
     open_store(store).delete(name)
     out.print(f"Deleted collection {name}.")
+
+
+def _local_time(fresh: freshness.Freshness) -> str:
+    """When the collection was last indexed, on the local clock, to the minute."""
+    if fresh.indexed_at is None:
+        return "-"
+    return datetime.fromtimestamp(fresh.indexed_at).strftime("%Y-%m-%d %H:%M")
+
+
+def _stale_text(fresh: freshness.Freshness, *, short: bool) -> str:
+    """"no", "yes (3 files)", or why it cannot be told ("?" in a table)."""
+    if fresh.stale is None:
+        return "?" if short else f"unknown: {fresh.unknown}"
+    if not fresh.stale:
+        return "no"
+    if short:
+        return f"yes ({fresh.changed_files} file{'' if fresh.changed_files == 1 else 's'})"
+    return (
+        f"yes: {fresh.added} added, {fresh.removed} removed, {fresh.modified} modified since "
+        "(run `embedstore index` again, or keep it fresh with `embedstore watch`)"
+    )
 
 
 def _size(n: int) -> str:

@@ -27,6 +27,10 @@ def serve(
     no_batching: Annotated[
         bool, typer.Option("--no-batching", help="Encode each request alone (for comparison).")
     ] = False,
+    watch: Annotated[
+        list[Path] | None,
+        typer.Option(help="Folder to index now and re-index as it changes (repeatable)."),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Serve the REST API (OpenAPI at /docs) and the search page at /."""
@@ -40,9 +44,12 @@ def serve(
         overrides["api_keys"] = api_key
     if allow_root:
         overrides["allowed_roots"] = allow_root
+    if watch:
+        overrides["watch"] = watch
     if store is not None:
         overrides["store"] = store
     settings = ServerSettings.model_validate(overrides)
     app = create_app(settings, batching=not no_batching)
-    err.print(f"embedstore serving {settings.store} on http://{host}:{port} (docs at /docs)")
+    err.print(f"embedstore serving {settings.store} on http://{host}:{port} (docs at /docs, "
+              "MCP at /mcp)")
     uvicorn.run(app, host=host, port=port, log_level="warning")

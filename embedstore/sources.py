@@ -2,9 +2,14 @@
 
 What is left out, and why:
 
-* paths matched by ``.gitignore`` and ``.embedstoreignore`` files at any level
-  (git's semantics: a nested file governs its own subtree, the deepest match
-  wins, the last matching line of a file wins) and by the root's
+* in a git work tree (a root with its own ``.git``), what ``git ls-files
+  --cached --others --exclude-standard`` leaves out: git itself applies its
+  ignore rules (tracked files stay even when a pattern matches them), then
+  ``.embedstoreignore`` files exclude more; without git, or when it fails, the
+  folder is walked instead;
+* in a walk, paths matched by ``.gitignore`` and ``.embedstoreignore`` files at
+  any level (git's semantics: a nested file governs its own subtree, the
+  deepest match wins, the last matching line of a file wins) and by the root's
   ``.git/info/exclude``; ignore files above the root are not read;
 * version-control folders, and vendored or build folders (``node_modules``,
   ``.venv``, ``target``...), pruned without being listed;
@@ -30,6 +35,7 @@ from typing import Literal, get_args
 
 from pathspec import GitIgnoreSpec
 
+from embedstore import git
 from embedstore.errors import UserInputError
 from embedstore.languages import detect_language
 
@@ -138,6 +144,9 @@ _MINIFIED_MEAN_LINE_LENGTH = 300
 # Git's own heuristic: a NUL byte in the first 8 KiB means binary.
 _BINARY_SNIFF_BYTES = 8192
 
+# A file's (size in bytes, modification time in ns), as stat gives them.
+Stamp = tuple[int, int]
+
 
 @dataclass(frozen=True)
 class SourceFile:
@@ -161,6 +170,9 @@ class ScanStats:
 
     kept: int = 0
     skipped: dict[SkipReason, int] = field(default_factory=lambda: dict.fromkeys(SKIP_REASONS, 0))
+    # The stamp of every listed file that could be stat'ed, kept or skipped, taken
+    # before reading it: what embedstore.freshness compares the folder with later.
+    stamps: dict[str, Stamp] = field(default_factory=dict)
 
     @property
     def skipped_total(self) -> int:
@@ -199,11 +211,30 @@ def walk_sources(
         raise UserInputError(f"{root} does not exist: give the path of a folder or file to index")
     resolved = root.resolve()
     scanner = _Scanner(resolved, max_bytes, ScanStats() if stats is None else stats)
-    if resolved.is_file():
-        return scanner.single_file()
-    if not resolved.is_dir():
+    if not (resolved.is_file() or resolved.is_dir()):
         raise UserInputError(f"{root} is neither a folder nor a regular file: nothing to index")
     return scanner.tree()
+
+
+def file_stamps(root: str | Path) -> dict[str, Stamp]:
+    """The stamp of every file ``walk_sources`` would look at, from listing and stat alone.
+
+    Nothing is read, so a file that a scan would skip for its content (binary,
+    generated...) has a stamp here as in ``ScanStats.stamps``: the two compare
+    equal while the folder is unchanged. A missing root has no files.
+    """
+    resolved = Path(root).resolve()
+    if not resolved.exists():
+        return {}
+    scanner = _Scanner(resolved, DEFAULT_MAX_BYTES, ScanStats())
+    stamps: dict[str, Stamp] = {}
+    for path, rel_path in scanner.listing():
+        if _skip_reason_from_name(path.name.lower()) is None:
+            try:
+                stamps[rel_path] = _stamp(path.stat())
+            except OSError:
+                continue  # gone since the listing, or unreadable: a scan would skip it too
+    return stamps
 
 
 @dataclass(frozen=True)
@@ -248,14 +279,28 @@ class _Scanner:
     max_bytes: int
     stats: ScanStats
 
-    def single_file(self) -> Iterator[SourceFile]:
-        yield from self._keep(_load(self.root, self.root.name, self.max_bytes))
-
     def tree(self) -> Iterator[SourceFile]:
-        rules = _IgnoreRules().adding("", [self.root / ".git" / "info" / "exclude"])
-        yield from self._folder(self.root, "", rules)
+        for path, rel_path in self.listing():
+            yield from self._keep(_load(path, rel_path, self.max_bytes, self.stats))
 
-    def _folder(self, folder: Path, rel_dir: str, rules: _IgnoreRules) -> Iterator[SourceFile]:
+    def listing(self) -> Iterator[tuple[Path, str]]:
+        """(path, rel_path) of each file worth a look, sorted by rel_path; nothing read.
+
+        A root that is a file is listed alone: ignore files do not apply to it.
+        """
+        if self.root.is_file():
+            yield self.root, self.root.name
+            return
+        listed = git.tracked_and_untracked_files(self.root)
+        if listed is None:
+            rules = _IgnoreRules().adding("", [self.root / ".git" / "info" / "exclude"])
+            yield from self._folder(self.root, "", rules)
+        else:
+            yield from _GitListing(self).filter(listed)
+
+    def _folder(
+        self, folder: Path, rel_dir: str, rules: _IgnoreRules
+    ) -> Iterator[tuple[Path, str]]:
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=_walk_order)
@@ -274,18 +319,16 @@ class _Scanner:
             elif rules.is_ignored(rel_path, is_dir=False):
                 self.stats.record_skip("ignored")
             else:
-                yield from self._keep(_load(Path(entry.path), rel_path, self.max_bytes))
+                yield Path(entry.path), rel_path
 
     def _subfolder(
         self, entry: os.DirEntry[str], rel_path: str, rules: _IgnoreRules
-    ) -> Iterator[SourceFile]:
-        if entry.name in _VCS_DIR_NAMES:
+    ) -> Iterator[tuple[Path, str]]:
+        reason = _folder_skip_reason(entry.name)
+        if reason == "vcs":
             return
-        if not _decodable(entry.name):
-            self.stats.record_skip("undecodable_name")
-            return
-        if entry.name in _VENDORED_DIR_NAMES or entry.name.endswith(_VENDORED_DIR_SUFFIXES):
-            self.stats.record_skip("vendored")
+        if reason is not None:
+            self.stats.record_skip(reason)
         elif rules.is_ignored(rel_path, is_dir=True):
             self.stats.record_skip("ignored")
         else:
@@ -293,18 +336,20 @@ class _Scanner:
 
     def _symlink(
         self, entry: os.DirEntry[str], rel_path: str, rules: _IgnoreRules
-    ) -> Iterator[SourceFile]:
+    ) -> Iterator[tuple[Path, str]]:
         # Git stores a symlink as a file, so directory-only patterns never match it.
         if rules.is_ignored(rel_path, is_dir=False):
             self.stats.record_skip("ignored")
-            return
-        # realpath does not raise on link loops; a looping link then resolves
-        # to a path that is not a file and is skipped like a dangling one.
-        target = Path(os.path.realpath(entry.path))
-        if target.is_relative_to(self.root) and target.is_file():
-            yield from self._keep(_load(Path(entry.path), rel_path, self.max_bytes))
+        elif self.link_stays_inside(Path(entry.path)):
+            yield Path(entry.path), rel_path
         else:
             self.stats.record_skip("symlink")
+
+    def link_stays_inside(self, link: Path) -> bool:
+        # realpath does not raise on link loops; a looping link then resolves
+        # to a path that is not a file and is skipped like a dangling one.
+        target = Path(os.path.realpath(link))
+        return target.is_relative_to(self.root) and target.is_file()
 
     def _keep(self, loaded: SourceFile | SkipReason) -> Iterator[SourceFile]:
         if isinstance(loaded, SourceFile):
@@ -314,6 +359,73 @@ class _Scanner:
             self.stats.record_skip(loaded)
 
 
+class _GitListing:
+    """The rules git does not know, applied to its list: VCS and vendored folders,
+    ``.embedstoreignore`` files and symlinks that leave the root.
+
+    A pruned folder counts once, as in a walk; what git leaves out is not counted.
+    """
+
+    def __init__(self, scanner: _Scanner) -> None:
+        self._scanner = scanner
+        # Per folder ("" or ending in "/"): the rules in force inside it, None if pruned.
+        self._rules: dict[str, _IgnoreRules | None] = {}
+
+    def filter(self, listed: Iterable[str]) -> Iterator[tuple[Path, str]]:
+        stats = self._scanner.stats
+        for rel_path in listed:
+            rel_dir = rel_path.rpartition("/")[0]
+            rules = self._folder_rules(f"{rel_dir}/" if rel_dir else "")
+            if rules is None:
+                continue
+            path = self._scanner.root / rel_path
+            try:
+                mode = path.lstat().st_mode
+            except OSError:
+                continue  # deleted but still tracked, or gone since git listed it
+            if stat.S_ISDIR(mode):
+                continue  # a submodule: another repository
+            if rules.is_ignored(rel_path, is_dir=False):
+                stats.record_skip("ignored")
+            elif stat.S_ISLNK(mode) and not self._scanner.link_stays_inside(path):
+                stats.record_skip("symlink")
+            else:
+                yield path, rel_path
+
+    def _folder_rules(self, rel_dir: str) -> _IgnoreRules | None:
+        if rel_dir not in self._rules:
+            self._rules[rel_dir] = self._enter(rel_dir)
+        return self._rules[rel_dir]
+
+    def _enter(self, rel_dir: str) -> _IgnoreRules | None:
+        rules = _IgnoreRules()
+        if rel_dir:
+            parent, _, name = rel_dir[:-1].rpartition("/")
+            outer = self._folder_rules(f"{parent}/" if parent else "")
+            if outer is None:
+                return None  # pruned above, and counted there
+            reason = _folder_skip_reason(name)
+            if reason is None and outer.is_ignored(rel_dir[:-1], is_dir=True):
+                reason = "ignored"
+            if reason is not None:
+                if reason != "vcs":
+                    self._scanner.stats.record_skip(reason)
+                return None
+            rules = outer
+        return rules.adding(rel_dir, [self._scanner.root / rel_dir / ".embedstoreignore"])
+
+
+def _folder_skip_reason(name: str) -> SkipReason | Literal["vcs"] | None:
+    """Why a folder is pruned for its name alone ("vcs": silently, it is metadata)."""
+    if name in _VCS_DIR_NAMES:
+        return "vcs"
+    if not _decodable(name):
+        return "undecodable_name"
+    if name in _VENDORED_DIR_NAMES or name.endswith(_VENDORED_DIR_SUFFIXES):
+        return "vendored"
+    return None
+
+
 def _walk_order(entry: os.DirEntry[str]) -> str:
     # Sorting a folder's names with "/" appended to subfolders makes the
     # depth-first walk emit rel_paths in plain string order: "a-b" < "a/x"
@@ -321,7 +433,7 @@ def _walk_order(entry: os.DirEntry[str]) -> str:
     return entry.name + "/" if entry.is_dir(follow_symlinks=False) else entry.name
 
 
-def _load(path: Path, rel_path: str, max_bytes: int) -> SourceFile | SkipReason:
+def _load(path: Path, rel_path: str, max_bytes: int, stats: ScanStats) -> SourceFile | SkipReason:
     """Read one file, or say why it is not worth indexing (cheapest checks first)."""
     name = path.name.lower()
     name_reason = _skip_reason_from_name(name)
@@ -329,6 +441,8 @@ def _load(path: Path, rel_path: str, max_bytes: int) -> SourceFile | SkipReason:
         return name_reason
     try:
         file_stat = path.stat()
+        # Before the read: a change after it moves the stamp, so it is never missed.
+        stats.stamps[rel_path] = _stamp(file_stat)
         if not stat.S_ISREG(file_stat.st_mode):
             return "unreadable"  # FIFOs and devices would block or never end
         if file_stat.st_size > max_bytes:
@@ -359,6 +473,10 @@ def _load(path: Path, rel_path: str, max_bytes: int) -> SourceFile | SkipReason:
         sha256=hashlib.sha256(raw).hexdigest(),
         size=len(raw),
     )
+
+
+def _stamp(file_stat: os.stat_result) -> Stamp:
+    return file_stat.st_size, file_stat.st_mtime_ns
 
 
 def _skip_reason_from_name(lowered_name: str) -> SkipReason | None:

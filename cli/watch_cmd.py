@@ -1,0 +1,51 @@
+"""`embedstore watch PATH`: index a folder, then keep its collection in step as files change."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from embedstore.cli.common import StoreOption, cli_errors, err, open_store, out
+from embedstore.cli.progress import RichProgress
+from embedstore.errors import EmbedstoreError
+from embedstore.indexing import IndexOptions, IndexReport, index_folder
+from embedstore.watch import describe, watch_folder
+
+
+@cli_errors
+def watch(
+    path: Annotated[Path, typer.Argument(help="Folder to index and watch.", show_default=False)],
+    name: Annotated[
+        str | None, typer.Option("--name", "-n", help="Collection name [default: folder name].")
+    ] = None,
+    store: StoreOption = None,
+) -> None:
+    """Index a folder, then re-index what changes as you edit, until Ctrl-C.
+
+    Only edited definitions are encoded again; each update prints one line.
+    """
+    the_store = open_store(store)
+    options = IndexOptions(name=name)
+    # A first run in the foreground: a wrong path or encoder fails here, with progress shown.
+    with RichProgress(err) as progress:
+        first = index_folder(the_store, path, options, progress)
+    _print(first)
+    err.print(f"Watching {escape(str(path))} for changes (Ctrl-C to stop).")
+    options = IndexOptions(name=first.collection)
+    try:
+        asyncio.run(watch_folder(the_store, path, options, on_report=_print, on_error=_warn))
+    except KeyboardInterrupt:
+        err.print("Stopped.")
+
+
+def _print(report: IndexReport) -> None:
+    out.print(f"{time.strftime('%H:%M:%S')} {escape(describe(report))}")
+
+
+def _warn(exc: EmbedstoreError) -> None:
+    err.print(f"[red]error:[/red] {escape(str(exc))} (still watching)", soft_wrap=True)

@@ -1,0 +1,81 @@
+"""`embedstore mcp` as an agent starts it: a subprocess on stdio, the SDK's own client,
+the real default model over the demo repository."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
+
+from embedstore.indexing import index_folder
+from embedstore.store.store import Store
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-repo"
+TOOLS = {"search", "context", "list_collections", "index_status"}
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mcp") / "demo-repo"
+    shutil.copytree(DEMO, root)
+    store = root.parent / "store"
+    index_folder(Store(store), root)
+    return store
+
+
+def text_of(content: list[object]) -> str:
+    block = content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+@pytest.mark.slow
+def test_stdio_server_lists_tools_searches_and_reports_errors(demo_store: Path) -> None:
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "embedstore", "mcp", "--store", str(demo_store)],
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+
+    async def session() -> None:
+        async with Client(server, read_timeout_seconds=120) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == TOOLS
+            for tool in tools.values():
+                assert tool.description and tool.output_schema, tool.name
+
+            found = await client.call_tool(
+                "search", {"query": "parse the config file and merge defaults", "k": 3}
+            )
+            assert not found.is_error, text_of(found.content)
+            assert found.structured_content is not None
+            hits = found.structured_content["results"]
+            located = {(h["path"], h["start_line"], h["end_line"], h["symbol"]) for h in hits}
+            assert ("src/settings/loader.py", 12, 20, "deep_merge") in located
+            assert hits[0]["path"] == "src/settings/loader.py"
+            assert "src/settings/loader.py:12-20  deep_merge" in text_of(found.content)
+
+            packed = await client.call_tool(
+                "context", {"query": "how are settings merged with defaults?", "max_tokens": 300}
+            )
+            assert not packed.is_error and packed.structured_content is not None
+            assert packed.structured_content["tokens"] <= 300
+            assert "src/settings/loader.py:" in text_of(packed.content)
+
+            status = await client.call_tool("index_status", {})
+            assert status.structured_content is not None
+            assert status.structured_content["name"] == "demo-repo"
+            assert status.structured_content["stale"] is False
+            assert status.structured_content["files"] == 5
+
+            wrong = await client.call_tool("search", {"query": "x", "collection": "nope"})
+            assert wrong.is_error
+            assert "no collection named 'nope'" in text_of(wrong.content)
+            assert "demo-repo" in text_of(wrong.content)  # the message lists what exists
+
+    asyncio.run(session())
