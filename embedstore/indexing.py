@@ -126,6 +126,7 @@ def index_folder(
         run.apply(todo, changed + deleted)
         # After the changes commit: a kill in between leaves older stamps, read as stale.
         freshness.record(collection.conn, stats.stamps, head)
+        db.checkpoint(collection.conn)
     # Once per store and model, so that searches encode queries without torch.
     from embedstore.encoders.onnx_export import ensure_exported  # torch is loaded by now
 
