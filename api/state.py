@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from embedstore.api.batcher import DirectEncoder, EncodeBatcher
 from embedstore.api.collection_cache import CollectionCache
@@ -17,6 +21,13 @@ from embedstore.encoders.registry import canonical_spec, load_encoder
 from embedstore.store.store import Store
 
 Batcher = EncodeBatcher | DirectEncoder
+T = TypeVar("T")
+
+
+def _search_pool() -> ThreadPoolExecutor:
+    # As many threads as cores: twenty searches at once in twenty threads only take
+    # turns at the GIL, and each waits for all the others (a long latency tail).
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="search")
 
 
 @dataclass
@@ -29,6 +40,11 @@ class AppState:
     batching: bool = True
     ready: threading.Event = field(default_factory=threading.Event)
     _batchers: dict[tuple[str, str | None, bool], Batcher] = field(default_factory=dict)
+    _searches: ThreadPoolExecutor = field(default_factory=_search_pool)
+
+    async def run_search(self, work: Callable[[], T]) -> T:
+        """Run search work off the event loop, first come first served on a core-sized pool."""
+        return await asyncio.get_running_loop().run_in_executor(self._searches, work)
 
     def batcher(self, spec: str | None, pooling: str | None = None) -> Batcher:
         """The shared batcher of one encoder (created on first use, inside the event loop)."""
@@ -61,4 +77,5 @@ class AppState:
         for batcher in self._batchers.values():
             await batcher.stop()
         self.jobs.shutdown()
+        self._searches.shutdown(wait=False, cancel_futures=True)
         self.collections.close()

@@ -4,6 +4,7 @@
 
 Needs the standard-library collection of bench/index_stdlib.py (bench/work/store).
 For each server mode (batching on, off) and each endpoint (search, embeddings),
+warms the server up with one pass over the queries, then
 runs N concurrent clients for a fixed time against 127.0.0.1 only, then prints
 requests/s, p50/p95/p99 latency and errors; writes bench/results/api_load.{json,md}.
 """
@@ -80,6 +81,14 @@ async def run_load(
                     errors += 1
                     kinds[failure] = kinds.get(failure, 0) + 1
 
+    # Warm-up, not timed: the first search loads the query encoder and the FAISS index.
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        for query in QUERIES:
+            if endpoint == "search":
+                await http.post(f"/v1/collections/{collection}/search", json={"query": query})
+            else:
+                await http.post("/v1/embeddings", json={"input": query})
+    deadline = time.monotonic() + duration
     began = time.monotonic()
     await asyncio.gather(*(client(w) for w in range(clients)))
     elapsed = time.monotonic() - began
@@ -121,7 +130,9 @@ def main() -> None:
     out.mkdir(exist_ok=True)
     meta = {"clients": args.clients, "duration_s": args.duration, "cpus": os.cpu_count()}
     (out / "api_load.json").write_text(json.dumps({**meta, "rows": rows}, indent=2) + "\n")
-    lines = [f"clients {args.clients}, {args.duration:.0f} s per row, {os.cpu_count()} cpus", "",
+    lines = [f"`python bench/api_load.py`: clients {args.clients}, {args.duration:.0f} s per row "
+             f"after a warm-up pass, {os.cpu_count()} cpus, the load generator on the same "
+             f"machine; load average {os.getloadavg()[0]:.2f} at the end", "",
              "| batching | endpoint | req/s | p50 ms | p95 ms | p99 ms | errors |",
              "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['batching']} | {r['endpoint']} | {r['rps']} | {r['p50_ms']} | {r['p95_ms']} "

@@ -127,6 +127,7 @@ def main() -> None:
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
         f"torch {torch.__version__}, {threads} torch threads",
         "load_average_at_start": round(load, 2),
+        "load_average_at_end": round(os.getloadavg()[0], 2),
         "index": {
             "files": report.files_scanned, "chunks": chunks, "encoded": report.chunks_encoded,
             "seconds": round(index_s, 1), "stages": report.seconds,
@@ -147,7 +148,8 @@ def main() -> None:
         "# Encoding throughput: plain sentence-transformers vs embedstore", "",
         f"`python bench/encode_speed.py --sample {args.sample}"
         f"{' --naive-all' if args.naive_all else ''}`; {result['machine']}; "
-        f"load average {result['load_average_at_start']} at start.", "",
+        f"load average {result['load_average_at_start']} at start, "
+        f"{result['load_average_at_end']} at the end.", "",
         "## Whole `index` of the standard library against naive on the same texts", "",
         "| what | chunks | seconds | chunks/s |", "|---|---|---|---|",
         f"| `index_folder` end to end ({idx['precision']}; stages {idx['stages']}) "

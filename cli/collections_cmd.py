@@ -11,6 +11,7 @@ from rich.table import Table
 
 from embedstore import freshness
 from embedstore.cli.common import JsonOption, StoreOption, cli_errors, open_store, out, print_json
+from embedstore.encoders.onnx_model import has_export
 from embedstore.errors import OutdatedCollectionError
 
 
@@ -64,12 +65,17 @@ def info(
     as_json: JsonOption = False,
 ) -> None:
     """Show a collection's encoder, index, sizes and whether its folder changed since."""
-    collection = open_store(store).open(name)
+    the_store = open_store(store)
+    collection = the_store.open(name)
     stats = collection.stats()
     fresh = freshness.check(collection)
+    manifest = stats.manifest
+    exported = has_export(the_store.root, manifest.encoder, manifest.pooling)
     data = {
         "name": stats.name, "files": stats.files, "units": stats.units, "chunks": stats.chunks,
-        "disk_bytes": stats.disk_bytes, **asdict(stats.manifest),
+        "disk_bytes": stats.disk_bytes, **asdict(manifest),
+        # Queries encode through the model's ONNX export (no torch) once the store has one.
+        "query_encoder": "onnx" if exported else "torch",
     }
     if as_json:
         print_json({**data, "freshness": fresh.to_dict()})

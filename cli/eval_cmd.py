@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -19,14 +19,16 @@ from embedstore.cli.common import (
     print_json,
 )
 from embedstore.cli.progress import RichProgress
-from embedstore.evaluation.runner import DEFAULT_INDEX_KINDS, EvalReport, EvalRow, run_eval
 from embedstore.search import SEARCH_MODES
+
+if TYPE_CHECKING:
+    from embedstore.evaluation.runner import EvalReport, EvalRow
 
 
 @cli_errors
 def evaluate(
     paths: Annotated[
-        list[Path], typer.Argument(help="Repositories to benchmark (their Python functions).")
+        list[Path], typer.Argument(help="Repositories to benchmark (their documented functions).")
     ],
     encoder: Annotated[
         str | None, typer.Option(help="Encoder to evaluate [default: all-MiniLM-L6-v2].")
@@ -71,6 +73,9 @@ def evaluate(
     as_json: JsonOption = False,
 ) -> None:
     """Benchmark retrieval: docstring first sentences as queries, their functions as answers."""
+    # Imported here: `embedstore --help` and `list` must not pay for it (issue 9).
+    from embedstore.evaluation.runner import DEFAULT_INDEX_KINDS, run_eval
+
     source = open_store(store).open(reuse) if reuse else None
     with RichProgress(err, enabled=not as_json) as progress:
         report = run_eval(

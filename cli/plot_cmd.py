@@ -12,8 +12,6 @@ from embedstore.cli.common import StoreOption, cli_errors, err, open_store, out
 from embedstore.errors import UserInputError
 from embedstore.plot.build import DEFAULT_K, DEFAULT_LIMIT, build_map
 from embedstore.plot.colors import check_color_by
-from embedstore.plot.html import write_html
-from embedstore.plot.png import write_png
 from embedstore.plot.projection import METHOD_NAMES
 
 
@@ -32,7 +30,8 @@ def plot(
         "--color-by", help="Colour points by folder, language or kind.",
     )] = "folder",
     query: Annotated[list[str] | None, typer.Option(
-        "--query", "-q", help="Mark this query and draw lines to its top-k hits (repeatable).",
+        "--query", "-q", metavar="QUERY",
+        help="Mark this query and draw lines to its top-k hits (repeatable).",
     )] = None,
     k: Annotated[int, typer.Option("-k", "--k", help="Hits per query.")] = DEFAULT_K,
     png: Annotated[Path | None, typer.Option(
@@ -58,8 +57,12 @@ def plot(
         err.print(f"[yellow]warning:[/yellow] {found.sampled} units are too few for "
                   f"{METHOD_NAMES[method]}: drawn with PCA", soft_wrap=True)
     if out_file is not None:
+        from embedstore.plot.html import write_html  # plotly: only when writing HTML
+
         write_html(found, out_file, color_by)
     if png is not None:
+        from embedstore.plot.png import write_png  # matplotlib: only when writing a PNG
+
         write_png(found, png, color_by)
     how = "read from the cache" if built.cached else "computed"
     out.print(f"Wrote {', '.join(map(str, targets))}: {found.summary} (map {how} in "

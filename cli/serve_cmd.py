@@ -18,18 +18,20 @@ def serve(
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
     api_key: Annotated[
         list[str] | None,
-        typer.Option("--api-key", envvar="EMBEDSTORE_API_KEYS", help="Bearer key (repeatable)."),
+        typer.Option("--api-key", envvar="EMBEDSTORE_API_KEYS", metavar="KEY",
+                     help="Bearer key (repeatable)."),
     ] = None,
     allow_root: Annotated[
         list[Path] | None,
-        typer.Option(help="Folder the index endpoint may read (repeatable)."),
+        typer.Option(metavar="DIR", help="Folder the index endpoint may read (repeatable)."),
     ] = None,
     no_batching: Annotated[
         bool, typer.Option("--no-batching", help="Encode each request alone (for comparison).")
     ] = False,
     watch: Annotated[
         list[Path] | None,
-        typer.Option(help="Folder to index now and re-index as it changes (repeatable)."),
+        typer.Option(metavar="DIR",
+                     help="Folder to index now and re-index as it changes (repeatable)."),
     ] = None,
     store: StoreOption = None,
 ) -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from embedstore.cli.common import JsonOption, cli_errors, err, out, print_json
 from embedstore.cli.progress import RichProgress
-from embedstore.tuning.run import TuneReport, default_bf16, run_tune
-from embedstore.tuning.train import TrainSettings
+
+if TYPE_CHECKING:
+    from embedstore.tuning.run import TuneReport
 
 
 @cli_errors
@@ -43,6 +44,10 @@ def tune(
 
     A fifth of the files (by path hash) is held out and scored before and after.
     """
+    # Imported here: `embedstore --help` and `list` must not pay for them (issue 9).
+    from embedstore.tuning.run import default_bf16, run_tune
+    from embedstore.tuning.train import TrainSettings
+
     settings = TrainSettings(
         out=out_dir, epochs=epochs, steps=steps, minutes=minutes, batch_size=batch_size,
         learning_rate=learning_rate, seed=seed, resume=resume,

@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from embedstore.cli.common import StoreOption, cli_errors, err, open_store, out
 from embedstore.cli.progress import RichProgress
-from embedstore.errors import EmbedstoreError
-from embedstore.indexing import IndexOptions, IndexReport, index_folder
-from embedstore.watch import describe, watch_folder
+
+if TYPE_CHECKING:
+    from embedstore.errors import EmbedstoreError
+    from embedstore.indexing import IndexReport
 
 
 @cli_errors
@@ -29,6 +30,10 @@ def watch(
 
     Only edited definitions are encoded again; each update prints one line.
     """
+    # Imported here: `embedstore --help` and `list` must not pay for them (issue 9).
+    from embedstore.indexing import IndexOptions, index_folder
+    from embedstore.watch import watch_folder
+
     the_store = open_store(store)
     options = IndexOptions(name=name)
     # A first run in the foreground: a wrong path or encoder fails here, with progress shown.
@@ -44,6 +49,8 @@ def watch(
 
 
 def _print(report: IndexReport) -> None:
+    from embedstore.watch import describe
+
     out.print(f"{time.strftime('%H:%M:%S')} {escape(describe(report))}")
 
 

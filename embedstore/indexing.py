@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -48,7 +50,7 @@ class IndexOptions:
     pooling: str | None = None  # None: the collection's own, or the model's recommended
     index_kind: str | None = None  # None: the collection's own, or "auto"
     rebuild: bool = False
-    batch_size: int = 32
+    batch_size: int = 16  # rows of the longest text per batch (encoders.base.budget_batches)
     embed_header: bool | None = None  # None: the collection's own, or True
     precision: str | None = None  # None: $EMBEDSTORE_PRECISION, else auto (see encoders.precision)
 
@@ -277,6 +279,7 @@ def prepare_collection(
 class _FileWork:
     source: SourceFile
     units: list[db.NewUnit]
+    texts: dict[str, str]  # embedded text by its hash
 
 
 class _Run:
@@ -313,8 +316,7 @@ class _Run:
         documents: dict[str, Document] | None = None,
     ) -> None:
         """Replace ``remove_paths`` by the chunks of ``todo`` (documents keyed by path)."""
-        work, texts = self._chunk(todo)
-        vectors = self._encode(texts)
+        work, vectors = self._chunk_and_encode(todo)
         manifest_changed = self.collection.manifest != self.manifest
         if not (todo or remove_paths or manifest_changed or self.opts.rebuild):
             self.collection.vector_index()  # repairs a stale index, if any
@@ -345,65 +347,98 @@ class _Run:
         _, self.report.units_total, self.report.chunks_total = db.counts(self.conn)
         self.report.index_kind = str(self.collection.manifest.index.get("kind", ""))
 
-    def _chunk(self, todo: list[SourceFile]) -> tuple[list[_FileWork], dict[str, str]]:
-        """Units of each file to (re)index, and every embedding text by its hash."""
-        count = self.encoder.count_tokens
-        # The path heads every embedded text, so each file's budget is what it leaves.
-        path_tokens = count([s.rel_path for s in todo])
-        work: list[_FileWork] = []
-        texts: dict[str, str] = {}
-        with self.stage("chunk", len(todo)):
-            for source, used in zip(todo, path_tokens, strict=True):
-                chunks = chunk_file(
-                    source.text, source.language,
-                    max_tokens=self.encoder.max_tokens - used, count_tokens=count,
-                )
-                lines = source.text.split("\n")
-                units = []
-                for plan in group_units(chunks):
-                    rows = []
-                    for c in plan.chunks:
-                        embedded = embedding_text(
-                            source.rel_path, c, header=self.manifest.embed_header
-                        )
-                        digest = text_hash(embedded)
-                        texts[digest] = embedded
-                        rows.append(
-                            db.NewChunk(c.start_line, c.end_line, c.context, c.text, digest)
-                        )
-                    whole = "\n".join(lines[plan.start_line - 1 : plan.end_line])
-                    header = f"{source.rel_path}\n{plan.chunks[0].context}"
-                    units.append(db.NewUnit(
-                        plan.start_line, plan.end_line, plan.kind, plan.symbol, whole, rows,
-                        name_terms=" ".join(index_terms(own_name(plan.symbol))),
-                        owner_terms=" ".join(index_terms(owner_name(plan.symbol))),
-                        terms=" ".join(index_terms(f"{header}\n{whole}")),
-                    ))
-                work.append(_FileWork(source, units))
-                self.ui.advance("chunk")
-        return work, texts
+    def _chunk_and_encode(self, todo: list[SourceFile]) -> tuple[list[_FileWork], dict[str, bytes]]:
+        """Units of each file to (re)index, and the vector of every embedded text by its hash.
 
-    def _encode(self, texts: dict[str, str]) -> dict[str, bytes]:
-        """Vectors for every text, encoding only those never encoded before."""
+        A worker thread chunks while this one encodes what it has chunked so far,
+        PARK_EVERY new texts at a time, so the encoder never waits for the last file.
+        """
         self._drop_foreign_parked_vectors()
+        chunked: queue.SimpleQueue[_FileWork | BaseException | None] = queue.SimpleQueue()
+        worker = threading.Thread(target=self._chunk_all, args=(todo, chunked), daemon=True)
+        worker.start()
+        work: list[_FileWork] = []
+        vectors: dict[str, bytes] = {}
+        waiting: dict[str, str] = {}  # texts chunked but not yet looked up or encoded
+        encode_s = 0.0
+        self.ui.start("encode", None)
+        while (item := chunked.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            work.append(item)
+            waiting.update(item.texts)
+            if len(waiting) >= PARK_EVERY:
+                encode_s += self._encode(waiting, vectors)
+                waiting = {}
+        encode_s += self._encode(waiting, vectors)
+        self.ui.finish("encode")
+        self.report.seconds["encode"] = round(encode_s, 3)
+        self.report.chunks_reused = len(vectors) - self.report.chunks_encoded
+        return work, vectors
+
+    def _chunk_all(
+        self, todo: list[SourceFile], out: queue.SimpleQueue[_FileWork | BaseException | None]
+    ) -> None:
+        """The chunking worker: one _FileWork per file, then None (or the error)."""
+        try:
+            with self.stage("chunk", len(todo)):
+                # The path heads every embedded text, so each file's budget is what it leaves.
+                path_tokens = self.encoder.count_tokens([s.rel_path for s in todo])
+                for source, used in zip(todo, path_tokens, strict=True):
+                    out.put(self._chunk_file(source, used))
+                    self.ui.advance("chunk")
+        except BaseException as exc:  # handed to the encoding thread, which raises it
+            out.put(exc)
+            return
+        out.put(None)
+
+    def _chunk_file(self, source: SourceFile, path_tokens: int) -> _FileWork:
+        """A file's units, and its embedded texts by their hash."""
+        count = self.encoder.count_tokens
+        chunks = chunk_file(
+            source.text, source.language,
+            max_tokens=self.encoder.max_tokens - path_tokens, count_tokens=count,
+        )
+        lines = source.text.split("\n")
+        units = []
+        texts: dict[str, str] = {}
+        for plan in group_units(chunks):
+            rows = []
+            for c in plan.chunks:
+                embedded = embedding_text(source.rel_path, c, header=self.manifest.embed_header)
+                digest = text_hash(embedded)
+                texts[digest] = embedded
+                rows.append(db.NewChunk(c.start_line, c.end_line, c.context, c.text, digest))
+            whole = "\n".join(lines[plan.start_line - 1 : plan.end_line])
+            header = f"{source.rel_path}\n{plan.chunks[0].context}"
+            units.append(db.NewUnit(
+                plan.start_line, plan.end_line, plan.kind, plan.symbol, whole, rows,
+                name_terms=" ".join(index_terms(own_name(plan.symbol))),
+                owner_terms=" ".join(index_terms(owner_name(plan.symbol))),
+                terms=" ".join(index_terms(f"{header}\n{whole}")),
+            ))
+        return _FileWork(source, units, texts)
+
+    def _encode(self, texts: dict[str, str], vectors: dict[str, bytes]) -> float:
+        """Add the vectors of ``texts`` to ``vectors``, encoding only those never encoded
+        before and parking them as they come; returns the seconds spent."""
+        began = time.perf_counter()
         # A rebuild re-encodes everything but what this same rebuild parked before a kill.
         tables = ("pending_vectors",) if self.opts.rebuild else ("chunks", "pending_vectors")
-        vectors = db.known_vectors(self.conn, texts, tables=tables)
-        missing = sorted((h for h in texts if h not in vectors), key=lambda h: -len(texts[h]))
-        self.report.chunks_reused = len(texts) - len(missing)
-        self.report.chunks_encoded = len(missing)
-        with self.stage("encode", len(missing)):
-            for start in range(0, len(missing), PARK_EVERY):
-                group = missing[start : start + PARK_EVERY]
-                encoded = self.encoder.encode(
-                    [texts[h] for h in group],
-                    batch_size=self.opts.batch_size,
-                    on_batch=lambda n: self.ui.advance("encode", n),
-                )  # (len(group), dim)
-                parked = [(h, db.to_blob(v)) for h, v in zip(group, encoded, strict=True)]
-                db.park_vectors(self.conn, parked)
-                vectors.update(parked)
-        return vectors
+        wanted = {h: t for h, t in texts.items() if h not in vectors}
+        vectors.update(db.known_vectors(self.conn, wanted, tables=tables))
+        missing = [h for h in wanted if h not in vectors]
+        if missing:
+            encoded = self.encoder.encode(
+                [texts[h] for h in missing],
+                batch_size=self.opts.batch_size,
+                on_batch=lambda n: self.ui.advance("encode", n),
+            )  # (len(missing), dim)
+            parked = [(h, db.to_blob(v)) for h, v in zip(missing, encoded, strict=True)]
+            db.park_vectors(self.conn, parked)
+            vectors.update(parked)
+            self.report.chunks_encoded += len(missing)
+        return time.perf_counter() - began
 
     def _drop_foreign_parked_vectors(self) -> None:
         """Parked vectors of a killed run are only reusable by the same encoder."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from fastapi import APIRouter
-from fastapi.concurrency import run_in_threadpool
 
 from embedstore import search as search_module
 from embedstore.api.deps import CollectionDep, StateDep
@@ -71,7 +70,7 @@ async def _run_searches(
             for i, q in enumerate(queries)
         ]
 
-    return await run_in_threadpool(run_all)
+    return await state.run_search(run_all)
 
 
 @router.post("/search")

@@ -85,13 +85,17 @@ def _installed_version(package: str) -> str | None:
         return None
 
 
+def has_export(root: Path, spec: str, pooling: str) -> bool:
+    """Whether this store holds the ONNX export of (model, pooling)."""
+    return (export_folder(root, spec, pooling) / CONFIG_FILE).is_file()
+
+
 def load_exported(root: Path, spec: str, pooling: str) -> OnnxEncoder | None:
     """The exported encoder of (model, pooling) in this store, or None when there is none."""
-    folder = export_folder(root, spec, pooling)
-    if not (folder / CONFIG_FILE).is_file():
+    if not has_export(root, spec, pooling):
         return None
     try:
-        return _open(folder)
+        return _open(export_folder(root, spec, pooling))
     except ImportError:  # onnxruntime missing: the torch encoder still works
         return None
 

@@ -125,7 +125,8 @@ def run_eval(
             queries = build_corpus(repo, corpus, seed=seed, max_queries=max_queries)
             if not queries:
                 raise UserInputError(
-                    f"no Python function in {repo} has a docstring whose first sentence has "
+                    f"no function in {repo} has a docstring or doc comment (Python, JSDoc, "
+                    "Javadoc, KDoc, Scaladoc, PHPDoc, ///, Go) whose first sentence has "
                     f"{MIN_WORDS} or more words: nothing to evaluate"
                 )
             report.queries += len(queries)

@@ -223,7 +223,7 @@ class Collection:
         """(q, d) queries -> scores and chunk ids (q, k), exact-rescored for IVF-PQ."""
         dim = self.manifest.dim
         # One FAISS thread for a single query: idle OpenMP threads spin and slow
-        # the encoder, which dominates query latency (see DESIGN.md, section 10).
+        # the encoder, which dominates query latency (see docs/architecture.md, section 7).
         from embedstore.indexes import search_refined, set_search_threads
 
         set_search_threads(1 if len(queries) < BATCH_QUERIES else os.cpu_count() or 1)

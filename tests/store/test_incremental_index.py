@@ -163,3 +163,42 @@ def test_write_ahead_log_is_folded_back_after_a_run(repo: Path, fake_encoder: Fa
     run(store, repo)
     wal = store.root / "repo" / "meta.sqlite-wal"
     assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_a_chunking_error_in_the_worker_thread_fails_the_run_and_changes_nothing(
+    repo: Path, fake_encoder: FakeEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunking runs beside encoding: its errors still reach the caller, before any commit."""
+    store = Store()
+    run(store, repo)
+    (repo / "math_utils.py").write_text("def median_of(values):\n    return sorted(values)[0]\n")
+    import embedstore.indexing as indexing
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("grammar exploded")
+
+    monkeypatch.setattr(indexing, "chunk_file", broken)
+    with pytest.raises(RuntimeError, match="grammar exploded"):
+        run(store, repo)
+    monkeypatch.undo()
+    assert top_path(store, "arithmetic mean of numbers") == "math_utils.py"  # the old version
+    assert run(store, repo).files_changed == 1  # and the next run goes through
+
+
+def test_many_files_chunked_while_encoding_give_every_unit_its_vector(
+    tmp_path: Path, fake_encoder: FakeEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import embedstore.indexing as indexing
+
+    monkeypatch.setattr(indexing, "PARK_EVERY", 7)  # many encode groups during chunking
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(40):
+        (root / f"mod_{i}.py").write_text(f"def handler_{i}(event):\n    return event + {i}\n")
+    store = Store()
+    report = index_folder(store, root, IndexOptions(name="many", encoder=FAKE_SPEC))
+    assert report.units_total == 40 and report.chunks_encoded == len(set(fake_encoder.encoded))
+    collection = store.open("many")
+    for i in (0, 17, 39):
+        assert collection.search(f"handler_{i}", k=1, mode="lexical")[0].path == f"mod_{i}.py"
+        assert collection.search(f"handler_{i} event", k=1, mode="dense")[0].path == f"mod_{i}.py"

@@ -1,6 +1,6 @@
 """Parallel Loop Transformer (PLT): one shared block stack looped R times.
 
-DESIGN.md section 6 is the specification. Modules, by job:
+docs/plt.md is the specification. Modules, by job:
 
 - ``config``: :class:`~embedstore.encoders.plt.config.PLTConfig`, saved as config.json
 - ``rope``, ``positions``: position encodings (RoPE with NTK/YaRN, ALiBi, absolute)
