@@ -40,10 +40,12 @@ class AppState:
     batching: bool = True
     ready: threading.Event = field(default_factory=threading.Event)
     _batchers: dict[tuple[str, str | None, bool], Batcher] = field(default_factory=dict)
-    _searches: ThreadPoolExecutor = field(default_factory=_search_pool)
+    _searches: ThreadPoolExecutor | None = None
 
     async def run_search(self, work: Callable[[], T]) -> T:
         """Run search work off the event loop, first come first served on a core-sized pool."""
+        if self._searches is None:  # made per lifespan: close() shuts it down
+            self._searches = _search_pool()
         return await asyncio.get_running_loop().run_in_executor(self._searches, work)
 
     def batcher(self, spec: str | None, pooling: str | None = None) -> Batcher:
@@ -77,5 +79,7 @@ class AppState:
         for batcher in self._batchers.values():
             await batcher.stop()
         self.jobs.shutdown()
-        self._searches.shutdown(wait=False, cancel_futures=True)
+        if self._searches is not None:
+            self._searches.shutdown(wait=False, cancel_futures=True)
+            self._searches = None
         self.collections.close()

@@ -56,6 +56,13 @@ def index(
                      "(mean cosine >= 0.999 on a probe); fp32 forces the exact path "
                      "[default: $EMBEDSTORE_PRECISION, else auto]."),
     ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option("--ray", metavar="ADDRESS|local",
+                     help="Encode on a Ray cluster: HOST:PORT of its head (ray start --head), or "
+                     "local to start one on this machine's CPUs; one model per actor, one actor "
+                     "per GPU (else per CPU). Needs the ray extra [default: encode here]."),
+    ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -65,7 +72,7 @@ def index(
 
     options = IndexOptions(
         name=name, encoder=encoder, pooling=pooling, index_kind=index_kind,
-        rebuild=rebuild, batch_size=batch_size, precision=precision,
+        rebuild=rebuild, batch_size=batch_size, precision=precision, ray=ray,
     )
     with RichProgress(err, enabled=not as_json) as progress:
         report = index_folder(open_store(store), path, options, progress)

@@ -8,6 +8,7 @@ leaves the collection as it was and the next run picks up the parked vectors.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import queue
 import threading
@@ -40,7 +41,10 @@ from embedstore.store.store import Store, name_for_folder
 from embedstore.units import group_units, own_name, owner_name, unit_vector
 
 # Texts encoded between two commits of parked vectors: the most a kill can lose.
-PARK_EVERY = 1024
+PARK_EVERY = 512
+# On Ray each group starts an actor pool that loads the model (seconds per actor):
+# groups there are larger, so that start-up stays a small share of the run.
+RAY_PARK_EVERY = 8192
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class IndexOptions:
     batch_size: int = 16  # rows of the longest text per batch (encoders.base.budget_batches)
     embed_header: bool | None = None  # None: the collection's own, or True
     precision: str | None = None  # None: $EMBEDSTORE_PRECISION, else auto (see encoders.precision)
+    ray: str | None = None  # None: encode here; "local" or HOST:PORT: on Ray (ray_encoder)
 
 
 @dataclass
@@ -103,10 +108,10 @@ def index_folder(
     stats = ScanStats()
     scan = walk_sources(root, stats=stats)  # a missing path fails here, before the model loads
     name = opts.name or name_for_folder(root)
-    collection, manifest, encoder = prepare_collection(store, name, opts, source_root=root)
-    run = _Run(collection, manifest, encoder, opts, progress or NullProgress())
+    collection, manifest, local = prepare_collection(store, name, opts, source_root=root)
     head = git.head_commit(root.resolve())
-    with collection.writing():
+    with _encoding(local, opts.ray) as encoder, collection.writing():
+        run = _Run(collection, manifest, encoder, opts, progress or NullProgress())
         with run.stage("scan", None):
             sources = []
             for source in scan:
@@ -132,8 +137,26 @@ def index_folder(
     # Once per store and model, so that searches encode queries without torch.
     from embedstore.encoders.onnx_export import ensure_exported  # torch is loaded by now
 
-    ensure_exported(encoder, store.root)
+    ensure_exported(local, store.root)
     return run.report
+
+
+RAY_MISSING = "--ray needs the optional extra: pip install 'embedstore[ray]'"
+
+
+@contextmanager
+def _encoding(local: Encoder, ray_address: str | None) -> Iterator[Encoder]:
+    """This run's document encoder: ``local``, or the same model on a Ray cluster (--ray)."""
+    if ray_address is None:
+        yield local
+        return
+    # Imported only here: ray takes seconds to import and the default path never needs it.
+    if importlib.util.find_spec("ray") is None:
+        raise UserInputError(RAY_MISSING)
+    from embedstore.ray_encoder import RayEncoder, ray_cluster
+
+    with ray_cluster(ray_address):
+        yield RayEncoder(local)
 
 
 def upsert_documents(
@@ -367,7 +390,7 @@ class _Run:
                 raise item
             work.append(item)
             waiting.update(item.texts)
-            if len(waiting) >= PARK_EVERY:
+            if len(waiting) >= (RAY_PARK_EVERY if self.opts.ray else PARK_EVERY):
                 encode_s += self._encode(waiting, vectors)
                 waiting = {}
         encode_s += self._encode(waiting, vectors)

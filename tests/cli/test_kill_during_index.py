@@ -57,9 +57,11 @@ def test_kill_9_during_encoding(tmp_path: Path) -> None:
     v1_chunks = json.loads(out)["chunks_total"]
     v1_hits = search_paths(env)
 
-    # Version 2: the whole package; killed once some vectors are parked.
+    # Version 2: the whole package and xml, more new texts than one parked group
+    # (indexing.PARK_EVERY), so the run parks some and is killed while it encodes the rest.
     for p in late:
         (held / p.name).rename(p)
+    shutil.copytree(STDLIB / "xml", repo / "xml", ignore=shutil.ignore_patterns("__pycache__"))
     proc = embedstore("index", str(repo), env=env)
     deadline = time.monotonic() + 300
     while not (db.exists() and parked(db) > 0):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from embedstore.errors import CollectionLockedError, CollectionNotFoundError, EncoderMismatchError
@@ -201,4 +202,13 @@ def test_many_files_chunked_while_encoding_give_every_unit_its_vector(
     collection = store.open("many")
     for i in (0, 17, 39):
         assert collection.search(f"handler_{i}", k=1, mode="lexical")[0].path == f"mod_{i}.py"
-        assert collection.search(f"handler_{i} event", k=1, mode="dense")[0].path == f"mod_{i}.py"
+    rows = collection.conn.execute(
+        "SELECT f.path, c.context, c.text, c.vector FROM chunks c "
+        "JOIN units u ON u.id = c.unit_id JOIN files f ON f.id = u.file_id"
+    ).fetchall()
+    assert len(rows) == 40
+    for path, context, text, blob in rows:  # each chunk holds the vector of its own text
+        embedded = f"{path}\n{context}\n{text}" if context else f"{path}\n{text}"
+        expected = FakeEncoder().encode([embedded])[0]  # (d,)
+        stored = np.frombuffer(blob, dtype=np.float16).astype(np.float32)  # (d,)
+        np.testing.assert_allclose(stored, expected, atol=2e-3)
