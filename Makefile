@@ -42,7 +42,10 @@ typecheck: install
 	for d in indexes api cli; do ln -s "$(CURDIR)/$$d" build/typecheck/embedstore/$$d; done
 	cd build/typecheck && "$(CURDIR)/$(PY)" -m mypy --config-file "$(CURDIR)/pyproject.toml" -p embedstore
 
+# The speed benches of issue 9, in the order they need each other (encode_speed builds
+# the standard-library collection the others search).
 bench: install
-	HF_HUB_OFFLINE=1 $(PY) bench/index_stdlib.py
-	HF_HUB_OFFLINE=1 $(PY) bench/eval_stdlib.py
+	HF_HUB_OFFLINE=1 $(PY) bench/encode_speed.py
+	HF_HUB_OFFLINE=1 $(PY) bench/search_latency.py
+	HF_HUB_OFFLINE=1 $(PY) bench/cli_latency.py
 	HF_HUB_OFFLINE=1 $(PY) bench/api_load.py
