@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from embedstore.sources import Stamp, file_stamps
+from embedstore.sources import ScanStats, Stamp, file_stamps
 from embedstore.store import db
 from embedstore.store.collection import Collection
 
 _TABLE = "file_stamps"
+_SCANNED_AT = "stamps_taken_at_ns"
+# Coarser than any common file system's timestamp tick (FAT: 2 s, ext4: ~4 ms).
+RACY_MARGIN_NS = 2_000_000_000
 _CREATE = (
     f"CREATE TABLE IF NOT EXISTS {_TABLE} "
     "(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL)"
@@ -68,17 +71,43 @@ class Freshness:
         }
 
 
-def record(conn: sqlite3.Connection, stamps: Mapping[str, Stamp], git_head: str | None) -> None:
+def record(
+    conn: sqlite3.Connection, stats: ScanStats, git_head: str | None
+) -> None:
     """Remember this run's file stamps, time and HEAD (the writer, after its changes commit)."""
     with db.transaction(conn):
         conn.execute(_CREATE)
         conn.execute(f"DELETE FROM {_TABLE}")
         conn.executemany(
             f"INSERT INTO {_TABLE}(path, size, mtime_ns) VALUES (?, ?, ?)",
-            [(path, size, mtime_ns) for path, (size, mtime_ns) in stamps.items()],
+            [(path, size, mtime_ns) for path, (size, mtime_ns) in stats.stamps.items()],
         )
         db.set_meta(conn, "indexed_at", repr(time.time()))
+        db.set_meta(conn, _SCANNED_AT, str(stats.started_ns))
         db.set_meta(conn, "git_head", git_head or "")
+
+
+def trusted_stamps(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, Stamp]:
+    """The recorded stamps of ``paths`` that a later edit is sure to have changed.
+
+    A file's stamp is taken before it is read. If its modification time was
+    already well before that scan began, any later write lands in a later tick
+    of the file system's clock and moves the stamp; a file modified within
+    ``RACY_MARGIN_NS`` of the scan could be written again within the same tick,
+    keeping its stamp, so it is read again (git's "racy clean" rule). Only
+    tools that set modification times back by hand can fool this; ``--rebuild``
+    reads everything.
+    """
+    recorded = _recorded_stamps(conn)
+    scanned_at = db.get_meta(conn, _SCANNED_AT)
+    if recorded is None or not scanned_at:
+        return {}
+    settled_before = int(scanned_at) - RACY_MARGIN_NS
+    return {
+        path: recorded[path]
+        for path in paths
+        if path in recorded and recorded[path][1] < settled_before
+    }
 
 
 def check(collection: Collection, touched: Iterable[str] = ()) -> Freshness:

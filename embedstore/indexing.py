@@ -33,7 +33,7 @@ from embedstore.errors import (
 from embedstore.indexes import choose_kind
 from embedstore.lexical import index_terms
 from embedstore.progress import NullProgress, Progress
-from embedstore.sources import ScanStats, SourceFile, walk_sources
+from embedstore.sources import ScanStats, SourceFile, check_root, walk_sources
 from embedstore.store import db
 from embedstore.store.collection import Collection
 from embedstore.store.manifest import Manifest
@@ -105,34 +105,36 @@ def index_folder(
     """
     opts = options or IndexOptions()
     root = Path(root)
-    stats = ScanStats()
-    scan = walk_sources(root, stats=stats)  # a missing path fails here, before the model loads
+    check_root(root)  # a missing path fails here, before the model loads
     name = opts.name or name_for_folder(root)
     collection, manifest, local = prepare_collection(store, name, opts, source_root=root)
     head = git.head_commit(root.resolve())
     with _encoding(local, opts.ray) as encoder, collection.writing():
         run = _Run(collection, manifest, encoder, opts, progress or NullProgress())
-        with run.stage("scan", None):
-            sources = []
-            for source in scan:
-                sources.append(source)
-                run.ui.advance("scan")
         everything = db.files_by_path(collection.conn)
         known = {p: r for p, r in everything.items() if r.doc_id is None and not opts.rebuild}
+        stats = ScanStats()
+        # Files stamped as at the last run are not read again (see trusted_stamps).
+        trusted = freshness.trusted_stamps(collection.conn, known)
+        with run.stage("scan", None):
+            sources = []
+            for source in walk_sources(root, stats=stats, trusted=trusted):
+                sources.append(source)
+                run.ui.advance("scan")
         todo = [s for s in sources if s.sha256 != getattr(known.get(s.rel_path), "sha256", None)]
         _refuse_taken_paths(todo, everything, owner=None)
-        present = {s.rel_path for s in sources}
+        present = {s.rel_path for s in sources}.union(stats.unchanged)
         deleted = [p for p in known if p not in present]
         changed = [s.rel_path for s in todo if s.rel_path in known]
-        run.report.files_scanned = len(sources)
+        run.report.files_scanned = len(present)
         run.report.skipped = stats.summary()
         run.report.files_new = len(todo) - len(changed)
         run.report.files_changed = len(changed)
         run.report.files_deleted = len(deleted)
-        run.report.files_unchanged = len(sources) - len(todo)
+        run.report.files_unchanged = len(present) - len(todo)
         run.apply(todo, changed + deleted)
         # After the changes commit: a kill in between leaves older stamps, read as stale.
-        freshness.record(collection.conn, stats.stamps, head)
+        freshness.record(collection.conn, stats, head)
         db.checkpoint(collection.conn)
     # Once per store and model, so that searches encode queries without torch.
     from embedstore.encoders.onnx_export import ensure_exported  # torch is loaded by now

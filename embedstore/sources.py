@@ -28,7 +28,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
@@ -173,6 +174,10 @@ class ScanStats:
     # The stamp of every listed file that could be stat'ed, kept or skipped, taken
     # before reading it: what embedstore.freshness compares the folder with later.
     stamps: dict[str, Stamp] = field(default_factory=dict)
+    # Kept files passed over unread because their stamp equals a trusted one.
+    unchanged: list[str] = field(default_factory=list)
+    # When the scan began (ns since the epoch): stamps are trustworthy relative to it.
+    started_ns: int = 0
 
     @property
     def skipped_total(self) -> int:
@@ -193,7 +198,11 @@ class ScanStats:
 
 
 def walk_sources(
-    root: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, stats: ScanStats | None = None
+    root: str | Path,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    stats: ScanStats | None = None,
+    trusted: Mapping[str, Stamp] | None = None,
 ) -> Iterator[SourceFile]:
     """Yield the indexable files under ``root``, sorted by ``rel_path``.
 
@@ -201,19 +210,32 @@ def walk_sources(
     if it passes the same file filters; ignore files do not apply to it.
     Pass ``stats`` to learn what was kept and skipped.
 
+    ``trusted``: stamps of kept files that an earlier scan read, recorded long
+    enough before it that an edit since must have moved them (see
+    ``embedstore.freshness.trusted_stamps``). A file whose stamp still equals its
+    trusted one is not read or yielded; it is listed in ``stats.unchanged``.
+    This is what keeps re-indexing a large tree after one edit to a stat per file.
+
     Raises ``UserInputError`` when ``root`` does not exist or is neither a
     folder nor a regular file, at the call rather than at the first ``next``.
     """
     if max_bytes <= 0:
         raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes}")
-    root = Path(root)
-    if not root.exists():
-        raise UserInputError(f"{root} does not exist: give the path of a folder or file to index")
-    resolved = root.resolve()
-    scanner = _Scanner(resolved, max_bytes, ScanStats() if stats is None else stats)
+    resolved = check_root(root)
+    scan_stats = ScanStats() if stats is None else stats
+    scan_stats.started_ns = time.time_ns()
+    return _Scanner(resolved, max_bytes, scan_stats, trusted or {}).tree()
+
+
+def check_root(root: str | Path) -> Path:
+    """``root`` resolved, if it is a folder or a file to index; else ``UserInputError``."""
+    path = Path(root)
+    if not path.exists():
+        raise UserInputError(f"{path} does not exist: give the path of a folder or file to index")
+    resolved = path.resolve()
     if not (resolved.is_file() or resolved.is_dir()):
-        raise UserInputError(f"{root} is neither a folder nor a regular file: nothing to index")
-    return scanner.tree()
+        raise UserInputError(f"{path} is neither a folder nor a regular file: nothing to index")
+    return resolved
 
 
 def file_stamps(root: str | Path) -> dict[str, Stamp]:
@@ -278,10 +300,28 @@ class _Scanner:
     root: Path  # resolved
     max_bytes: int
     stats: ScanStats
+    trusted: Mapping[str, Stamp] = field(default_factory=dict)
 
     def tree(self) -> Iterator[SourceFile]:
         for path, rel_path in self.listing():
-            yield from self._keep(_load(path, rel_path, self.max_bytes, self.stats))
+            if not self._still_trusted(path, rel_path):
+                yield from self._keep(_load(path, rel_path, self.max_bytes, self.stats))
+
+    def _still_trusted(self, path: Path, rel_path: str) -> bool:
+        """True (and counted as kept, unchanged) when the file's stamp is its trusted one."""
+        trusted = self.trusted.get(rel_path)
+        if trusted is None:
+            return False
+        try:
+            stamp = _stamp(path.stat())
+        except OSError:
+            return False  # _load says why
+        if stamp != trusted:
+            return False
+        self.stats.stamps[rel_path] = stamp
+        self.stats.unchanged.append(rel_path)
+        self.stats.kept += 1
+        return True
 
     def listing(self) -> Iterator[tuple[Path, str]]:
         """(path, rel_path) of each file worth a look, sorted by rel_path; nothing read.
