@@ -12,8 +12,9 @@ pair can later run in other processes or machines (a shard is serialisable).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import faiss
 import numpy as np
@@ -22,6 +23,9 @@ import numpy.typing as npt
 from embedstore.indexes.arrays import as_ids, as_vectors, check_positive_int, check_same_length
 from embedstore.indexes.params import resolve_ivfpq_params
 from embedstore.indexes.vector_index import VectorIndex, _trained_ivfpq
+
+# One shard's ids (s,) and vectors (s, d), produced where the shard is added.
+ShardLoader = Callable[[], tuple[npt.NDArray[np.int64], npt.ArrayLike]]
 
 
 def train_ivfpq(
@@ -105,13 +109,9 @@ def build_ivfpq_sharded(
     ``trained`` is an empty index from ``train_ivfpq``; without one the index
     is trained here as ``VectorIndex.build`` would (``params``, ``seed``), so
     the result is the index ``VectorIndex.build("ivfpq", ...)`` returns. The
-    shards, contiguous slices of the input, are added on ``workers`` threads
-    (default: one per shard, at most one per CPU): FAISS releases the GIL while
-    adding.
+    shards are contiguous slices of the input (see ``build_from_loaders``).
     """
     check_positive_int("shards", shards)
-    if workers is not None:
-        check_positive_int("workers", workers)
     id_vector = as_ids("ids", ids)  # (n,)
     matrix = as_vectors("vectors", vectors)  # (n, d)
     check_same_length(id_vector, matrix)
@@ -119,25 +119,53 @@ def build_ivfpq_sharded(
         trained = train_ivfpq(matrix, params=params, seed=seed)
     elif params:
         raise ValueError("pass params to train_ivfpq, not with an already trained index")
+    cuts = np.linspace(0, matrix.shape[0], shards + 1).astype(int)  # (shards + 1,)
+    loaders = [
+        partial(_slice, id_vector, matrix, start, stop)
+        for start, stop in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)
+    ]
+    return build_from_loaders(trained, loaders, workers=workers)
+
+
+def build_from_loaders(
+    trained: VectorIndex, loaders: Sequence[ShardLoader], *, workers: int | None = None
+) -> VectorIndex:
+    """The ``trained`` index's clone holding every shard that ``loaders`` return, merged in order.
+
+    Each loader returns one shard's ids (s,) and vectors (s, d) and is called on
+    the worker thread that adds them, so at most ``workers`` shards are in
+    memory at once: a collection read from SQLite in shards never needs all its
+    vectors as float32 together. ``workers`` defaults to one per shard, at most
+    one per CPU; FAISS and SQLite release the GIL while they work.
+    """
+    if not loaders:
+        raise ValueError("build_from_loaders needs at least one shard loader")
+    if workers is not None:
+        check_positive_int("workers", workers)
     _check_trained(trained)
-    if matrix.shape[1] != trained.dim:
-        raise ValueError(f"vectors have dimension {matrix.shape[1]}, expected {trained.dim}")
     cpus = os.cpu_count() or 1
-    threads = min(shards, workers or cpus)
+    threads = min(len(loaders), workers or cpus)
     # Each add is itself OpenMP-parallel; splitting the cores between the
     # threads keeps libgomp teams from spinning against each other.
     per_thread = max(1, cpus // threads)
 
-    def add(bounds: tuple[int, int]) -> VectorIndex:
+    def add(load: ShardLoader) -> VectorIndex:
         faiss.omp_set_num_threads(per_thread)  # this worker thread only
-        start, stop = bounds
-        return add_shard(trained, id_vector[start:stop], matrix[start:stop])
+        shard_ids, shard_vectors = load()
+        matrix = as_vectors("shard vectors", shard_vectors)  # (s, d)
+        if matrix.shape[1] != trained.dim:
+            raise ValueError(f"vectors have dimension {matrix.shape[1]}, expected {trained.dim}")
+        return add_shard(trained, shard_ids, matrix)
 
-    cuts = np.linspace(0, matrix.shape[0], shards + 1).astype(int)  # (shards + 1,)
-    bounds = list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(add, bounds))
+        parts = list(pool.map(add, loaders))
     return merge_shards(parts)
+
+
+def _slice(
+    ids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32], start: int, stop: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    return ids[start:stop], vectors[start:stop]
 
 
 def _check_trained(index: VectorIndex) -> None:

@@ -358,6 +358,17 @@ def all_vectors(conn: sqlite3.Connection, dim: int) -> tuple[np.ndarray, np.ndar
     return ids, from_blobs([r[1] for r in rows], dim)
 
 
+def vectors_between(
+    conn: sqlite3.Connection, first: int, last: int, dim: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids int64 (s,), vectors float32 (s, dim)) of the units with ids in [first, last]."""
+    rows = conn.execute(
+        "SELECT id, vector FROM units WHERE id BETWEEN ? AND ? ORDER BY id", (first, last)
+    ).fetchall()
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    return ids, from_blobs([r[1] for r in rows], dim)
+
+
 def vectors_for(conn: sqlite3.Connection, ids: np.ndarray, dim: int) -> np.ndarray:
     """Vectors of the given unit ids in that order: the refine step's lookup."""
     id_list = [int(i) for i in ids]

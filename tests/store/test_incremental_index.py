@@ -143,6 +143,34 @@ def test_switching_index_kind_rebuilds_the_index(tmp_path: Path, fake_encoder: F
     assert len(hits) == 5
 
 
+def test_ivfpq_built_from_sqlite_in_shards_equals_one_build_over_all_vectors(
+    tmp_path: Path, fake_encoder: FakeEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collection reads its vectors shard by shard: the index is the one-shot build."""
+    from embedstore.indexes import VectorIndex
+    from embedstore.store import collection as collection_module
+    from embedstore.store import db
+
+    repo = tmp_path / "big"
+    repo.mkdir()
+    for i in range(400):
+        (repo / f"m{i}.py").write_text(f"def handler_{i}(event):\n    return event.value + {i}\n")
+    monkeypatch.setattr(collection_module, "SHARD_UNITS", 64)  # 400 units: 7 shards
+    store = Store()
+    run(store, repo, index_kind="ivfpq")
+    opened = store.open("repo")
+    sharded = opened.vector_index()
+    ids, vectors = db.all_vectors(opened.conn, opened.manifest.dim)
+    dim = opened.manifest.dim
+    whole = VectorIndex.build("ivfpq", dim, vectors, ids, seed=collection_module.SEED)
+    assert sharded.params == whole.params and sharded.ntotal == whole.ntotal == 400
+    for nprobe in (1, whole.params["nlist"]):
+        got, expected = sharded.search(vectors[:50], 10, nprobe=nprobe), whole.search(
+            vectors[:50], 10, nprobe=nprobe)
+        np.testing.assert_array_equal(got[1], expected[1])
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-6)
+
+
 def test_second_writer_is_refused(repo: Path, fake_encoder: FakeEncoder) -> None:
     store = Store()
     run(store, repo)
