@@ -17,6 +17,7 @@ import os
 import platform
 import random
 import re
+import sqlite3
 import statistics
 import time
 from pathlib import Path
@@ -32,6 +33,13 @@ def percentiles(ms: list[float]) -> dict[str, float]:
     return {"p50_ms": round(cut[49], 2), "p95_ms": round(cut[94], 2), "p99_ms": round(cut[98], 2)}
 
 
+def docstring_queries(conn: sqlite3.Connection, count: int, seed: int = 0) -> list[str]:
+    """``count`` distinct docstring first lines from the collection's units, drawn with ``seed``."""
+    texts = [r[0] for r in conn.execute("SELECT text FROM units")]
+    found = sorted({m.group(1).strip() for t in texts for m in DOCSTRING.finditer(t)})
+    return random.Random(seed).sample(found, min(count, len(found)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=300)
@@ -39,10 +47,7 @@ def main() -> None:
     parser.add_argument("--collection", default="stdlib")
     args = parser.parse_args()
     collection = Store(args.store).open(args.collection)
-    texts = [r[0] for r in collection.conn.execute("SELECT text FROM units")]
-    found = sorted({m.group(1).strip() for t in texts for m in DOCSTRING.finditer(t)})
-    random.seed(0)
-    queries = random.sample(found, min(args.queries, len(found)))
+    queries = docstring_queries(collection.conn, args.queries)
     encoder = collection.query_encoder
     rows = []
     for q in queries[:20]:  # warm-up: model, FAISS index, SQLite pages
