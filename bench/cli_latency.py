@@ -51,6 +51,14 @@ def drop_page_cache() -> bool:
     return True
 
 
+def _bytecode_note() -> str:
+    # Without cached bytecode each process compiles every module it imports that
+    # has no .pyc yet, tens of ms more than an installed package costs.
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return ", with PYTHONDONTWRITEBYTECODE set (modules without a .pyc compiled each run)"
+    return ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
@@ -89,7 +97,7 @@ def main() -> None:
                           "target_s": TARGETS.get(name, 1.0 if "warm" in name else None)}
     lines = ["# CLI latency: whole processes, wall time", "",
              f"`python bench/cli_latency.py --runs {args.runs}` on {os.cpu_count()} cores, "
-             f"load average {os.getloadavg()[0]:.2f} at the end.", "",
+             f"load average {os.getloadavg()[0]:.2f} at the end{_bytecode_note()}.", "",
              "| command | median s | worst s | peak RSS MiB | target s |", "|---|---|---|---|---|"]
     lines += [f"| `{n}` | {r['median_s']:.2f} | {r['max_s']:.2f} | {r['peak_rss_mib']:.0f} "
               f"| {r['target_s'] or '-'} |" for n, r in rows.items()]

@@ -405,7 +405,7 @@ def run_faiss(faiss: Any, torch: Any, args: argparse.Namespace, real: np.ndarray
     ids = np.arange(n, dtype=np.int64)
     params = ivfpq_params(n, d)
     sample_size = training_sample_size(n, params)
-    candidates = refine_candidates(k)
+    candidates = refine_candidates(k, n)
     threads = faiss.omp_get_max_threads()
     log(f"IVF-PQ params {params}, training sample {sample_size:,}, CPU threads {threads}")
 

@@ -4,23 +4,26 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from embedstore import freshness
 from embedstore.cli.common import JsonOption, StoreOption, cli_errors, open_store, out, print_json
-from embedstore.encoders.onnx_model import has_export
 from embedstore.errors import OutdatedCollectionError
+
+if TYPE_CHECKING:
+    from embedstore.freshness import Freshness
 
 
 @cli_errors
 def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """List the collections in the store."""
+    # Imported here, as in `info`: the store and numpy, which `--help` must not load (issue 9).
+    from embedstore import freshness
+
     the_store = open_store(store)
     rows: list[dict[str, object]] = []
-    fresh: dict[str, freshness.Freshness] = {}
+    fresh: dict[str, Freshness] = {}
     for name in the_store.names():
         try:
             collection = the_store.open(name)
@@ -41,6 +44,8 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
     if not rows:
         out.print(f"No collections in {the_store.root}.")
         return
+    from rich.table import Table
+
     table = Table(
         "name", "files", "units", "chunks", "encoder", "index", "size", "indexed", "stale"
     )
@@ -65,6 +70,9 @@ def info(
     as_json: JsonOption = False,
 ) -> None:
     """Show a collection's encoder, index, sizes and whether its folder changed since."""
+    from embedstore import freshness
+    from embedstore.encoders.onnx_model import has_export
+
     the_store = open_store(store)
     collection = the_store.open(name)
     stats = collection.stats()
@@ -98,14 +106,14 @@ def rm(
     out.print(f"Deleted collection {name}.")
 
 
-def _local_time(fresh: freshness.Freshness) -> str:
+def _local_time(fresh: Freshness) -> str:
     """When the collection was last indexed, on the local clock, to the minute."""
     if fresh.indexed_at is None:
         return "-"
     return datetime.fromtimestamp(fresh.indexed_at).strftime("%Y-%m-%d %H:%M")
 
 
-def _stale_text(fresh: freshness.Freshness, *, short: bool) -> str:
+def _stale_text(fresh: Freshness, *, short: bool) -> str:
     """"no", "yes (3 files)", or why it cannot be told ("?" in a table)."""
     if fresh.stale is None:
         return "?" if short else f"unknown: {fresh.unknown}"

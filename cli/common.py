@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.markup import escape
@@ -15,8 +15,10 @@ from rich.markup import escape
 from embedstore.cli.console import err
 from embedstore.cli.console import out as out  # re-exported: every command prints through it
 from embedstore.errors import EmbedstoreError, UserInputError
-from embedstore.store.collection import Collection
-from embedstore.store.store import Store
+
+if TYPE_CHECKING:
+    from embedstore.store.collection import Collection
+    from embedstore.store.store import Store
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -41,6 +43,9 @@ NameOption = Annotated[
 
 
 def open_store(path: Path | None) -> Store:
+    # Imported here: `embedstore --help` must not load the store's modules (issue 9).
+    from embedstore.store.store import Store
+
     return Store(path)
 
 

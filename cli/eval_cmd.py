@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from embedstore.cli.common import (
     JsonOption,
@@ -18,8 +17,6 @@ from embedstore.cli.common import (
     out,
     print_json,
 )
-from embedstore.cli.progress import RichProgress
-from embedstore.search import SEARCH_MODES
 
 if TYPE_CHECKING:
     from embedstore.evaluation.runner import EvalReport, EvalRow
@@ -74,7 +71,9 @@ def evaluate(
 ) -> None:
     """Benchmark retrieval: docstring first sentences as queries, their functions as answers."""
     # Imported here: `embedstore --help` and `list` must not pay for it (issue 9).
+    from embedstore.cli.progress import RichProgress
     from embedstore.evaluation.runner import DEFAULT_INDEX_KINDS, run_eval
+    from embedstore.search import SEARCH_MODES
 
     source = open_store(store).open(reuse) if reuse else None
     with RichProgress(err, enabled=not as_json) as progress:
@@ -91,6 +90,8 @@ def evaluate(
 
 
 def print_table(report: EvalReport) -> None:
+    from rich.table import Table
+
     pooled = len(report.repos) > 1
     shown = [r for r in report.rows if r.repo == "pooled"] if pooled else report.rows
     rule = "strict: the hit contains the def line" if report.strict else "any overlap"

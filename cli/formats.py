@@ -7,8 +7,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from embedstore.search import SearchResult
+if TYPE_CHECKING:
+    from embedstore.search import SearchResult
 
 
 def result_json(r: SearchResult) -> dict[str, object]:

@@ -17,7 +17,6 @@ from embedstore.cli.common import (
     out,
     print_json,
 )
-from embedstore.cli.progress import RichProgress
 
 if TYPE_CHECKING:
     from embedstore.indexing import IndexReport
@@ -68,6 +67,7 @@ def index(
 ) -> None:
     """Index a folder into a collection; re-running it updates only what changed."""
     # Imported here: `embedstore --help` and `list` must not pay for it (issue 9).
+    from embedstore.cli.progress import RichProgress
     from embedstore.indexing import IndexOptions, index_folder
 
     options = IndexOptions(

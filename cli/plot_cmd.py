@@ -10,9 +10,7 @@ import typer
 
 from embedstore.cli.common import StoreOption, cli_errors, err, open_store, out
 from embedstore.errors import UserInputError
-from embedstore.plot.build import DEFAULT_K, DEFAULT_LIMIT, build_map
-from embedstore.plot.colors import check_color_by
-from embedstore.plot.projection import METHOD_NAMES
+from embedstore.plot import DEFAULT_K, DEFAULT_LIMIT
 
 
 @cli_errors
@@ -40,6 +38,11 @@ def plot(
     store: StoreOption = None,
 ) -> None:
     """Project a collection's units to 2-D and write an interactive HTML map and/or a PNG."""
+    # Imported here: numpy and the store, which `embedstore --help` must not load (issue 9).
+    from embedstore.plot.build import build_map
+    from embedstore.plot.colors import check_color_by
+    from embedstore.plot.projection import METHOD_NAMES
+
     check_color_by(color_by)
     targets = [path for path in (out_file, png) if path is not None]
     if not targets:

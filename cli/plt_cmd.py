@@ -4,35 +4,20 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from embedstore.chunking.types import TokenCounter
 from embedstore.cli.common import JsonOption, cli_errors, err, out, print_json
-from embedstore.cli.progress import RichProgress
 from embedstore.errors import UserInputError
+
+if TYPE_CHECKING:
+    from embedstore.chunking.types import TokenCounter
 
 plt_app = typer.Typer(
     help="Parallel Loop Transformer encoders: distil one on your corpus, inspect its loops.",
     no_args_is_help=True,
 )
-
-# The stages training adds to indexing's; "chunk" has its label already.
-_TRAIN_STAGE_LABELS = {"teacher": "Teacher vectors", "train": "Training"}
-
-
-class TrainingProgress(RichProgress):
-    """RichProgress whose training bar also shows the running loss."""
-
-    def start(self, stage: str, total: int | None = None) -> None:
-        super().start(stage, total)
-        if stage in _TRAIN_STAGE_LABELS:
-            self._progress.update(self._tasks[stage], description=_TRAIN_STAGE_LABELS[stage])
-
-    def show_loss(self, loss: float) -> None:
-        self._progress.update(self._tasks["train"], description=f"Training (loss {loss:.4f})")
 
 
 @plt_app.command("train")
@@ -81,6 +66,7 @@ def train(
     """Distil a teacher sentence-transformer into a small PLT on CORPUS's own chunks."""
     import torch
 
+    from embedstore.cli.progress import TrainingProgress
     from embedstore.encoders.plt.train import TrainConfig
     from embedstore.encoders.plt.train import train as run_training
     from embedstore.indexing import embedding_text
@@ -152,6 +138,8 @@ def inspect(
         f"window {c.window}, {c.position} positions, {c.pooling} pooling, "
         f"{sum(p.numel() for p in embedder.parameters()):,} parameters"
     )
+    from rich.table import Table
+
     table = Table(
         "loop", "offset cost Ω", "step ‖h^r - h^(r-1)‖", "mean gate", "effective rank",
         title=f"{report.texts} texts, {report.tokens:,} tokens",

@@ -117,3 +117,19 @@ class RichProgress:
             soft_wrap=True,
         )
         self._last_line = time.monotonic()
+
+
+# The stages `embedstore plt train` adds to indexing's; "chunk" has its label already.
+_TRAIN_STAGE_LABELS = {"teacher": "Teacher vectors", "train": "Training"}
+
+
+class TrainingProgress(RichProgress):
+    """RichProgress whose training bar also shows the running loss."""
+
+    def start(self, stage: str, total: int | None = None) -> None:
+        super().start(stage, total)
+        if stage in _TRAIN_STAGE_LABELS:
+            self._progress.update(self._tasks[stage], description=_TRAIN_STAGE_LABELS[stage])
+
+    def show_loss(self, loss: float) -> None:
+        self._progress.update(self._tasks["train"], description=f"Training (loss {loss:.4f})")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from embedstore.filters import SearchFilters
-from embedstore.store import db
-from embedstore.store.collection import Collection
+if TYPE_CHECKING:
+    from embedstore.filters import SearchFilters
+    from embedstore.store.collection import Collection
 
 ModeOption = Annotated[
     str,
@@ -61,6 +61,9 @@ def make_filters(
     min_score: float | None,
 ) -> SearchFilters:
     """The filters of a search, refusing values that could only ever match nothing."""
+    # Imported here: app.py loads this module for every command, `list` included.
+    from embedstore.filters import SearchFilters
+
     if min_score is not None and mode == "lexical":
         # Only the dense side scores by cosine; BM25 has no fixed scale to hold a floor to.
         raise typer.BadParameter(
@@ -79,6 +82,8 @@ def make_filters(
 def _check_languages(collection: Collection, languages: list[str]) -> None:
     # The collection's own languages are the valid ones: documents pushed through
     # the API may carry any language name, and any other name finds nothing.
+    from embedstore.store import db
+
     present = sorted({language for _, _, language in db.file_filter_rows(collection.conn)})
     unknown = [name for name in languages if name not in present]
     if unknown:

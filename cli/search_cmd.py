@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.syntax import Syntax
 
 from embedstore.cli.common import (
     NameOption,
@@ -30,8 +29,9 @@ from embedstore.cli.search_args import (
     make_filters,
     output_format,
 )
-from embedstore.preview import matched_lines, preview
-from embedstore.search import SearchResult
+
+if TYPE_CHECKING:
+    from embedstore.search import SearchResult
 
 
 @cli_errors
@@ -103,6 +103,11 @@ def search(
 
 
 def _print_hit(rank: int, r: SearchResult) -> None:
+    # Imported here: app.py loads this module for every command, `list` included.
+    from rich.syntax import Syntax
+
+    from embedstore.preview import matched_lines, preview
+
     # Escaped: paths and names may hold brackets (`pages/[id].tsx`).
     symbol = f"  [dim]{escape(r.symbol)}[/dim]" if r.symbol else ""
     out.print(

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedstore.cli.common import JsonOption, cli_errors, err, out, print_json
-from embedstore.cli.progress import RichProgress
 
 if TYPE_CHECKING:
     from embedstore.tuning.run import TuneReport
@@ -45,6 +44,7 @@ def tune(
     A fifth of the files (by path hash) is held out and scored before and after.
     """
     # Imported here: `embedstore --help` and `list` must not pay for them (issue 9).
+    from embedstore.cli.progress import RichProgress
     from embedstore.tuning.run import default_bf16, run_tune
     from embedstore.tuning.train import TrainSettings
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -11,7 +10,6 @@ import typer
 from rich.markup import escape
 
 from embedstore.cli.common import StoreOption, cli_errors, err, open_store, out
-from embedstore.cli.progress import RichProgress
 
 if TYPE_CHECKING:
     from embedstore.errors import EmbedstoreError
@@ -31,6 +29,9 @@ def watch(
     Only edited definitions are encoded again; each update prints one line.
     """
     # Imported here: `embedstore --help` and `list` must not pay for them (issue 9).
+    import asyncio
+
+    from embedstore.cli.progress import RichProgress
     from embedstore.indexing import IndexOptions, index_folder
     from embedstore.watch import watch_folder
 

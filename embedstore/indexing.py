@@ -18,11 +18,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from embedstore import freshness, git
 from embedstore.chunking import chunk_file
 from embedstore.chunking.types import Chunk, chunk_body
 from embedstore.documents import Document
 from embedstore.encoders.base import Encoder
+from embedstore.encoders.deferred import DeferredEncoder
 from embedstore.encoders.registry import canonical_spec, load_encoder
 from embedstore.errors import (
     DocumentConflictError,
@@ -42,8 +45,9 @@ from embedstore.units import group_units, own_name, owner_name, unit_vector
 
 # Texts encoded between two commits of parked vectors: the most a kill can lose.
 PARK_EVERY = 512
-# On Ray each group starts an actor pool that loads the model (seconds per actor):
-# groups there are larger, so that start-up stays a small share of the run.
+# On Ray one encode call covers the whole run and each batch is parked as it comes
+# back; the actors together encode at most this many texts at a time (what a kill can
+# lose there): more than PARK_EVERY, so that each batch pays for its trip to an actor.
 RAY_PARK_EVERY = 8192
 
 
@@ -137,9 +141,11 @@ def index_folder(
         freshness.record(collection.conn, stats, head)
         db.checkpoint(collection.conn)
     # Once per store and model, so that searches encode queries without torch.
-    from embedstore.encoders.onnx_export import ensure_exported  # torch is loaded by now
+    model = local.model if isinstance(local, DeferredEncoder) else local
+    if model is not None:
+        from embedstore.encoders.onnx_export import ensure_exported  # torch is loaded by now
 
-    ensure_exported(local, store.root)
+        ensure_exported(model, store.root)
     return run.report
 
 
@@ -282,7 +288,12 @@ def prepare_collection(
             f"{pooling or 'model default'}, header {header}). "
             "Re-run with --rebuild to re-encode everything, or drop --encoder/--pooling."
         )
-    encoder = load_encoder(spec, pooling, opts.precision)
+    encoder: Encoder
+    if old and old.precision and not opts.rebuild and opts.precision is None:
+        # Same model as before (checked above): load it only if this run encodes much.
+        encoder = DeferredEncoder(old, store.root, old.precision)
+    else:
+        encoder = load_encoder(spec, pooling, opts.precision)
     root = str(source_root.resolve()) if source_root else (old.source_root if old else None)
     manifest = Manifest(
         encoder=encoder.name,
@@ -377,6 +388,8 @@ class _Run:
 
         A worker thread chunks while this one encodes what it has chunked so far,
         PARK_EVERY new texts at a time, so the encoder never waits for the last file.
+        On Ray the run's texts are encoded in one call after the last file, so that each
+        actor loads the model once per run; that call parks its vectors as they come.
         """
         self._drop_foreign_parked_vectors()
         chunked: queue.SimpleQueue[_FileWork | BaseException | None] = queue.SimpleQueue()
@@ -392,7 +405,7 @@ class _Run:
                 raise item
             work.append(item)
             waiting.update(item.texts)
-            if len(waiting) >= (RAY_PARK_EVERY if self.opts.ray else PARK_EVERY):
+            if not self.opts.ray and len(waiting) >= PARK_EVERY:
                 encode_s += self._encode(waiting, vectors)
                 waiting = {}
         encode_s += self._encode(waiting, vectors)
@@ -453,17 +466,36 @@ class _Run:
         wanted = {h: t for h, t in texts.items() if h not in vectors}
         vectors.update(db.known_vectors(self.conn, wanted, tables=tables))
         missing = [h for h in wanted if h not in vectors]
-        if missing:
-            encoded = self.encoder.encode(
-                [texts[h] for h in missing],
-                batch_size=self.opts.batch_size,
-                on_batch=lambda n: self.ui.advance("encode", n),
-            )  # (len(missing), dim)
-            parked = [(h, db.to_blob(v)) for h, v in zip(missing, encoded, strict=True)]
+        for rows, encoded in self._encoded_parts([texts[h] for h in missing]):
+            parked = [(missing[i], db.to_blob(v)) for i, v in zip(rows, encoded, strict=True)]
             db.park_vectors(self.conn, parked)
             vectors.update(parked)
-            self.report.chunks_encoded += len(missing)
+            self.report.chunks_encoded += len(parked)
         return time.perf_counter() - began
+
+    def _encoded_parts(self, texts: list[str]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The vectors of ``texts`` in parts to park: positions in ``texts`` (k,), rows (k, dim).
+
+        One part here; on Ray, each batch as the actors hand it back.
+        """
+        if not texts:
+            return
+
+        def advance(n: int) -> None:
+            self.ui.advance("encode", n)
+
+        if self.opts.ray:
+            # _encoding made this run's encoder a RayEncoder, so ray is imported already.
+            from embedstore.ray_encoder import RayEncoder
+
+            if isinstance(self.encoder, RayEncoder):
+                yield from self.encoder.encode_parts(
+                    texts, in_progress=RAY_PARK_EVERY, batch_size=self.opts.batch_size,
+                    on_batch=advance,
+                )
+                return
+        encoded = self.encoder.encode(texts, batch_size=self.opts.batch_size, on_batch=advance)
+        yield np.arange(len(texts)), encoded  # (len(texts),), (len(texts), dim)
 
     def _drop_foreign_parked_vectors(self) -> None:
         """Parked vectors of a killed run are only reusable by the same encoder."""

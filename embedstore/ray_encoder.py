@@ -2,8 +2,9 @@
 
 Only this module imports ray, and only `--ray` imports this module. Scanning,
 chunking, parking and the one commit stay in embedstore.indexing: `RayEncoder`
-is an Encoder whose `encode` ships its texts through a Ray Data `map_batches`
-over an actor pool, one model per actor, and returns the rows in input order.
+is an Encoder whose `encode_parts` ships a run's texts through one Ray Data
+`map_batches` over an actor pool, one model per actor, and hands the vectors
+back batch by batch as they come, each row with its position in the input.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ LOCAL = "local"
 _ADDRESS = re.compile(r"^(?P<host>[^:\s/]+):(?P<port>\d{1,5})$")
 # ray.init retries an unreachable head for minutes; a plain socket says so in seconds.
 CONNECT_TIMEOUT_S = 5.0
-# Ray batches per actor in one encode call: enough to balance uneven lengths.
+# Ray batches per actor in one call: enough to balance uneven lengths.
 BATCHES_PER_ACTOR = 4
 _HUB_OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
@@ -99,9 +100,12 @@ def plan_actors(resources: dict[str, float]) -> ActorPlan:
     return ActorPlan(actors=max(1, int(resources.get("CPU", 1))), num_cpus=1, num_gpus=0)
 
 
-def rows_per_batch(texts: int, actors: int, batch_size: int) -> int:
-    """Texts per Ray batch: a few batches per actor, never fewer than one encoder batch."""
-    return max(batch_size, math.ceil(texts / (actors * BATCHES_PER_ACTOR)))
+def rows_per_batch(texts: int, actors: int, batch_size: int, *, in_progress: int) -> int:
+    """Texts per Ray batch: a few batches per actor, the batches that all actors encode
+    at once at most ``in_progress`` texts (what a kill can lose), and never fewer texts
+    than one encoder batch."""
+    even = math.ceil(texts / (actors * BATCHES_PER_ACTOR))
+    return max(batch_size, min(even, in_progress // actors))
 
 
 def worker_env(spec: str) -> dict[str, str]:
@@ -171,11 +175,33 @@ class RayEncoder:
         kind: TextKind = "document",
         on_batch: BatchCallback | None = None,
     ) -> np.ndarray:
-        """(n,) texts -> float32 (n, dim) unit rows, in input order whatever order
-        the actors finish in (each row carries its index)."""
+        """(n,) texts -> float32 (n, dim) unit rows, in input order."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)  # (n, dim)
+        # Nothing is parked in between, so nothing bounds the texts in progress.
+        for rows, vectors in self.encode_parts(
+            texts, in_progress=len(texts), batch_size=batch_size, kind=kind, on_batch=on_batch
+        ):
+            out[rows] = vectors
+        return out
+
+    def encode_parts(
+        self,
+        texts: Sequence[str],
+        *,
+        in_progress: int,
+        batch_size: int = 32,
+        kind: TextKind = "document",
+        on_batch: BatchCallback | None = None,
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(n,) texts -> (positions (k,), float32 (k, dim) unit rows) per Ray batch, in the
+        order the actors finish them, as they finish them.
+
+        One call is one Ray Data pipeline, so each actor loads the model once however
+        many texts the call holds: a caller that parks each part as it comes passes a
+        whole run at once, and ``in_progress`` bounds the texts the actors hold at a time.
+        """
         if not texts:
-            return out
+            return
         plan = plan_actors(ray.cluster_resources())
         # Longest first, so each Ray batch holds texts of similar length and pads little.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
@@ -193,7 +219,9 @@ class RayEncoder:
                     "batch_size": batch_size, "kind": kind,
                 },
                 compute=ray.data.ActorPoolStrategy(size=plan.actors),
-                batch_size=rows_per_batch(len(texts), plan.actors, batch_size),
+                batch_size=rows_per_batch(
+                    len(texts), plan.actors, batch_size, in_progress=in_progress
+                ),
                 batch_format="numpy",
                 num_cpus=plan.num_cpus,
                 num_gpus=plan.num_gpus,
@@ -203,8 +231,8 @@ class RayEncoder:
                 # restart may lose the constructor arguments (ray-project/ray#53727).
                 max_restarts=0,
             )
+        # batch_size=None: each Ray batch as the actor returned it, handed on at once.
         for batch in encoded.iter_batches(batch_size=None, batch_format="numpy"):
-            out[batch["index"]] = batch["vector"]
             if on_batch is not None:
                 on_batch(len(batch["index"]))
-        return out
+            yield batch["index"], batch["vector"]  # (k,), (k, dim)

@@ -8,13 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from embedstore import search as search_module
-from embedstore.plot import cache, projection
+from embedstore.plot import DEFAULT_K, DEFAULT_LIMIT, cache, projection
 from embedstore.plot.points import CollectionMap, MapPoint, QueryMarker, top_folders
 from embedstore.store import db
 from embedstore.store.collection import Collection
 
-DEFAULT_LIMIT = 20_000
-DEFAULT_K = 5
 # Enough for a map; fewer bytes of JSON and HTML.
 DECIMALS = 5
 

@@ -14,25 +14,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from filelock import FileLock, Timeout
 
-from embedstore import search as search_module
 from embedstore.atomic_files import replace_atomically, sweep_temp_files
-from embedstore.encoders.base import Encoder
-from embedstore.encoders.query import query_encoder
-from embedstore.encoders.registry import load_encoder
 from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
-from embedstore.filters import SearchFilters
 from embedstore.indexes import choose_kind
-from embedstore.rag import RagContext, pack_context
-from embedstore.search import SearchResult
 from embedstore.store import db
 from embedstore.store.manifest import Manifest
 
 log = logging.getLogger("embedstore.store")
 
 if TYPE_CHECKING:
+    from embedstore.encoders.base import Encoder
+    from embedstore.filters import SearchFilters
     from embedstore.indexes.vector_index import VectorIndex
+    from embedstore.rag import RagContext
+    from embedstore.search import SearchResult
 
 MANIFEST_FILE = "collection.json"
 DB_FILE = "meta.sqlite"
@@ -68,6 +64,10 @@ class CollectionStats:
 @contextmanager
 def write_lock(path: Path) -> Iterator[None]:
     """The one-writer-per-collection file lock of the collection folder ``path``."""
+    # Imported here, as the encoders, search and RAG below: `embedstore list` and
+    # `info` only read, and start faster without them (issue 9).
+    from filelock import FileLock, Timeout
+
     lock = FileLock(path / LOCK_FILE)
     try:
         lock.acquire(timeout=LOCK_WAIT_SECONDS)
@@ -151,6 +151,8 @@ class Collection:
 
     @property
     def encoder(self) -> Encoder:
+        from embedstore.encoders.registry import load_encoder
+
         manifest = self.manifest
         encoder = load_encoder(manifest.encoder, manifest.pooling)
         if encoder.dim != manifest.dim:
@@ -163,6 +165,8 @@ class Collection:
     @property
     def query_encoder(self) -> Encoder:
         """What encodes queries: the store's ONNX export of the model, else the model."""
+        from embedstore.encoders.query import query_encoder
+
         manifest = self.manifest
         encoder = query_encoder(self.path.parent, manifest.encoder, manifest.pooling)
         return encoder if encoder.dim == manifest.dim else self.encoder
@@ -247,6 +251,8 @@ class Collection:
         nprobe: int | None = None,
     ) -> list[SearchResult]:
         """The k best units for a query (see embedstore.search)."""
+        from embedstore import search as search_module
+
         return search_module.search(self, query, k, mode=mode, filters=filters, nprobe=nprobe)
 
     def context(
@@ -259,6 +265,8 @@ class Collection:
         nprobe: int | None = None,
     ) -> RagContext:
         """The best units packed into ``max_tokens`` (encoder tokens) for a prompt."""
+        from embedstore.rag import pack_context
+
         hits = self.search(query, CONTEXT_CANDIDATES, mode=mode, filters=filters, nprobe=nprobe)
         return pack_context(query, hits, max_tokens, self.query_encoder.count_tokens)
 

@@ -1,4 +1,8 @@
-"""Commands that never encode or search must start without torch, transformers or faiss."""
+"""Commands that never encode or search must start without torch, transformers or faiss.
+
+`--help`, `list` and `info` answer within 0.4 s (issue 9, bench/cli_latency.py):
+they also leave out what only searching, encoding and writing need.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,18 @@ import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
+from embedstore.indexing import IndexOptions, index_folder
+from embedstore.store.store import Store
+from tests.fakes import FAKE_SPEC, FakeEncoder
 
 HEAVY = ("torch", "transformers", "sentence_transformers", "faiss")
+# What only search, context, index, watch and plot use; `list` and `info` read
+# SQLite and stat the folder. (numpy still comes in with embedstore.store.db.)
+SEARCH_SIDE = (
+    "embedstore.search", "embedstore.rag", "embedstore.encoders.query", "embedstore.chunking",
+    "embedstore.indexing", "embedstore.plot.build", "filelock", "asyncio", "rich.syntax",
+    "rich.progress",
+)
 PROBE = """
 import sys
 from typer.testing import CliRunner
@@ -31,6 +45,30 @@ def test_light_commands_import_no_model_or_index_library(args: list[str], tmp_pa
     code = PROBE.format(args=argv, heavy=HEAVY)
     if args[0] in ("info", "rm"):  # an unknown name is a clean error, still without torch
         code = code.replace("assert result.exit_code == 0", "assert result.exit_code == 1")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
+
+
+def test_help_loads_neither_numpy_nor_the_store() -> None:
+    code = PROBE.format(args=["--help"], heavy=("numpy", "embedstore.store", *SEARCH_SIDE))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("args", [["list"], ["info", "proj"]], ids=["list", "info"])
+def test_list_and_info_of_a_collection_load_nothing_of_search_or_indexing(
+    args: list[str], tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    (repo / "a.py").write_text("def alpha():\n    return 'first letter'\n")
+    store = tmp_path / "store"
+    index_folder(Store(store), repo, IndexOptions(encoder=FAKE_SPEC))
+    code = PROBE.format(args=[*args, "--store", str(store)], heavy=HEAVY + SEARCH_SIDE)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False, timeout=120)
     assert done.returncode == 0, done.stderr

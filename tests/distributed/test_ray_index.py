@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
-from collections.abc import Iterator
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,9 @@ import pytest
 import ray
 from typer.testing import CliRunner
 
+from embedstore import indexing
 from embedstore.cli.app import app
+from embedstore.encoders.registry import DEFAULT_ENCODER
 from embedstore.indexing import IndexOptions, index_folder
 from embedstore.store import db
 from embedstore.store.collection import Collection
@@ -37,14 +38,6 @@ def here(store: Store, small_repo: Path) -> Collection:
     """The reference: the same folder encoded in this process."""
     index_folder(store, small_repo, IndexOptions(name="here"))
     return store.open("here")
-
-
-@pytest.fixture
-def two_cpu_cluster() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             logging_level=logging.ERROR)
-    yield
-    ray.shutdown()
 
 
 def chunk_rows(collection: Collection) -> tuple[list[tuple[object, ...]], np.ndarray]:
@@ -79,10 +72,23 @@ def test_cli_index_on_a_local_cluster(store: Store, here: Collection, small_repo
 
 
 def test_a_connected_process_keeps_its_cluster(
-    store: Store, here: Collection, small_repo: Path, two_cpu_cluster: None
+    store: Store, here: Collection, small_repo: Path, two_cpu_cluster: None,
+    model_loads: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A caller's own ray.init (2 CPUs: two single-threaded actors) is used, and left up."""
+    """A caller's own ray.init (2 CPUs: two single-threaded actors) is used, and left up;
+    the run parks batch after batch, and each actor loads the model once for all of them."""
+    monkeypatch.setattr(indexing, "RAY_PARK_EVERY", 64)  # batches of at most 32 texts
+    parked: list[int] = []  # texts per park_vectors call
+    park = db.park_vectors
+
+    def counting_park(conn: sqlite3.Connection, items: list[tuple[str, bytes]]) -> None:
+        parked.append(len(items))
+        park(conn, items)
+
+    monkeypatch.setattr(db, "park_vectors", counting_park)
     report = index_folder(store, small_repo, IndexOptions(name="lib", ray="local"))
-    assert report.chunks_encoded == report.chunks_total
+    assert report.chunks_encoded == report.chunks_total == sum(parked)
+    assert len(parked) >= 4 and max(parked) <= 32, parked
+    assert model_loads.read_text().split() == [DEFAULT_ENCODER] * 2
     assert ray.is_initialized()
     assert_same_as_here(store.open("lib"), here)

@@ -73,5 +73,8 @@ def test_actors_follow_the_cluster() -> None:
     assert plan_actors({"CPU": 6.0}) == ActorPlan(actors=6, num_cpus=1, num_gpus=0)
     assert plan_actors({}) == ActorPlan(actors=1, num_cpus=1, num_gpus=0)
     # A few batches per actor, never fewer rows than one encoder batch.
-    assert rows_per_batch(1024, actors=2, batch_size=16) == 128
-    assert rows_per_batch(100, actors=16, batch_size=16) == 16
+    assert rows_per_batch(1024, actors=2, batch_size=16, in_progress=8192) == 128
+    assert rows_per_batch(100, actors=16, batch_size=16, in_progress=8192) == 16
+    # A whole run's texts: the actors' batches together hold at most in_progress texts.
+    assert rows_per_batch(10**6, actors=8, batch_size=16, in_progress=8192) == 1024
+    assert rows_per_batch(10**6, actors=1024, batch_size=16, in_progress=8192) == 16

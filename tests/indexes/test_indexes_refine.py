@@ -95,6 +95,9 @@ def test_refine_checks_its_inputs() -> None:
 def test_candidate_count_scales_with_k_and_has_a_floor() -> None:
     assert refine_candidates(1) == MIN_REFINE_CANDIDATES
     assert refine_candidates(50) == 500
+    # Large collections fetch more: near-ties within the PQ error grow with n.
+    assert refine_candidates(10, 400_000) == MIN_REFINE_CANDIDATES
+    assert refine_candidates(10, 1_000_000) == 200
     with pytest.raises(ValueError, match="positive integer"):
         refine_candidates(0)
 
