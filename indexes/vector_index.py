@@ -246,7 +246,11 @@ def _trained_ivfpq(
     index.nprobe = params["nprobe"]
     index.cp.seed = seed
     index.pq.cp.seed = seed
-    rng = np.random.default_rng(seed)
-    sample = np.sort(rng.choice(n, size=training_sample_size(n, params), replace=False))  # (s,)
-    index.train(matrix[sample])
+    index.train(matrix[training_rows(n, params, seed)])
     return index
+
+
+def training_rows(n: int, params: Mapping[str, int], seed: int) -> npt.NDArray[np.int64]:
+    """The sorted rows (s,) of ``n`` vectors that an IVF-PQ index with ``params`` trains on."""
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(n, size=training_sample_size(n, params), replace=False))

@@ -320,15 +320,15 @@ class Collection:
         seeded sample, lists merged in id order), without holding them all as
         float32: at a million 384-d units that is 1.5 GB, a shard 100 MB.
         """
-        from embedstore.indexes.params import resolve_ivfpq_params, training_sample_size
+        from embedstore.indexes.params import resolve_ivfpq_params
         from embedstore.indexes.shards import build_from_loaders, train_ivfpq
+        from embedstore.indexes.vector_index import training_rows
 
         ids = db.unit_ids(self.conn)  # (n,) ascending
         n = len(ids)
         params = resolve_ivfpq_params(n, dim, None)
         # The draw VectorIndex.build makes, so both ways give the same training.
-        size = training_sample_size(n, params)
-        picked = np.sort(np.random.default_rng(SEED).choice(n, size=size, replace=False))  # (s,)
+        picked = training_rows(n, params, SEED)  # (s,)
         trained = train_ivfpq(db.vectors_for(self.conn, ids[picked], dim), n=n, seed=SEED)
         loaders = [
             partial(self._vectors_between, int(ids[start]),
