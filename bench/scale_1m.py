@@ -50,8 +50,10 @@ from embedstore import freshness
 from embedstore.chunking.types import Chunk
 from embedstore.indexes.shards import build_ivfpq_sharded
 from embedstore.indexing import embedding_text, text_hash
+from embedstore.lexical import fts_query, query_terms
+from embedstore.search import CANDIDATES
 from embedstore.sources import ScanStats, file_stamps
-from embedstore.store import db
+from embedstore.store import db, lexical_index
 from embedstore.store.manifest import Manifest
 from embedstore.store.store import Store
 
@@ -196,6 +198,16 @@ seconds = time.perf_counter() - began
 print(json.dumps({{"build_s": seconds, "peak_rss_mib": {peak}, "params": index.params}}))
 """
 
+LEXICAL = """
+import json, time
+from embedstore.store.store import Store
+collection = Store({store!r}).open({name!r})
+began = time.perf_counter()
+collection.lexical_view()
+seconds = time.perf_counter() - began
+print(json.dumps({{"build_s": seconds, "peak_rss_mib": {peak}}}))
+"""
+
 OPEN = """
 import json, time
 began = time.perf_counter()
@@ -266,6 +278,10 @@ def main() -> None:
     result["collection_build"] = built
     result["index_file_bytes"] = (store_root / NAME / "vectors.faiss").stat().st_size
     say(f"collection build (train + shards from SQLite): {built}")
+    result["lexical_build"] = in_subprocess(LEXICAL.format(store=str(store_root), name=NAME,
+                                                           peak=PEAK_MIB))
+    result["lexical_file_bytes"] = (store_root / NAME / lexical_index.SEGMENT_FILE).stat().st_size
+    say(f"BM25 segment build: {result['lexical_build']}")
 
     index = collection.vector_index()
     ids, vectors = db.all_vectors(collection.conn, collection.manifest.dim)  # (n,), (n, d)
@@ -311,12 +327,30 @@ def main() -> None:
         modes[mode] = percentiles(each_timed(search, queries)[0])
         say(f"  search {mode}: {modes[mode]}")
     result["search"] = modes
+    result["fts5"] = fts5_against_segment(collection, queries)
+    say(f"  FTS5 alone: {result['fts5']}")
 
     result["refine_lookup"] = refine_lookups(collection, ids, vectors, args.work)
     result["reindex"] = reindex(store_root, tree)
     collection.close()
     result["total_s"] = round(time.perf_counter() - began, 1)
     write_results(result, args)
+
+
+def fts5_against_segment(collection: Any, queries: list[str]) -> dict[str, Any]:
+    """FTS5's own bm25() ranking of the top CANDIDATES, timed, and whether the segment agrees."""
+    view = collection.lexical_view()
+    same = 0
+    seconds = []
+    for q in queries:
+        match = fts_query(q)
+        if match is None:
+            continue
+        began = time.perf_counter()
+        expected = db.lexical_search(collection.conn, match, CANDIDATES)
+        seconds.append(time.perf_counter() - began)
+        same += view.top(query_terms(q), CANDIDATES) == expected
+    return {**percentiles(seconds), "identical": same, "queries": len(seconds)}
 
 
 def refine_lookups(
@@ -395,6 +429,10 @@ def write_results(result: dict[str, Any], args: argparse.Namespace) -> None:
         f"| IVF-PQ index file | {result['index_file_bytes'] / mib:.1f} MiB |",
         f"| collection build: sample training + shards from SQLite | {built['build_s']:.0f} s, "
         f"peak RSS {built['peak_rss_mib']:.0f} MiB |",
+        f"| BM25 segment (lexical.bm25) build from SQLite | "
+        f"{result['lexical_build']['build_s']:.0f} s, peak RSS "
+        f"{result['lexical_build']['peak_rss_mib']:.0f} MiB |",
+        f"| BM25 segment file | {result['lexical_file_bytes'] / mib:.0f} MiB |",
         f"| add phase, {args.shards} shards on threads (same trained index) | "
         f"{result['add_threads_s']} s |",
         f"| add phase, {args.shards} shards as Ray tasks, local cluster | "
@@ -415,6 +453,10 @@ def write_results(result: dict[str, Any], args: argparse.Namespace) -> None:
         "", "`Collection.search`, k = 10, one query at a time, query encoding included:", "",
         "| mode | p50 ms | p95 ms |", "|---|---|---|",
         *(f"| {m} | {p['p50_ms']} | {p['p95_ms']} |" for m, p in result["search"].items()),
+        f"| (FTS5's bm25() alone, top {CANDIDATES}: what lexical took before the segment) | "
+        f"{result['fts5']['p50_ms']} | {result['fts5']['p95_ms']} |", "",
+        f"The segment's top {CANDIDATES} equalled FTS5's (ids and scores) on "
+        f"{result['fts5']['identical']} of {result['fts5']['queries']} queries.",
         "", "Dense vector search alone (`Collection.search_vectors`, refined), against exact:", "",
         "| nprobe | p50 ms | p95 ms | recall@10 |", "|---|---|---|---|",
         *(f"| {r['nprobe']} | {r['p50_ms']} | {r['p95_ms']} | {r['recall_at_10']} |"

@@ -52,5 +52,9 @@ class VectorIndexError(EmbedstoreError):
     """A vector index cannot be built, read or searched."""
 
 
+class LexicalIndexError(EmbedstoreError):
+    """A BM25 segment file cannot be written or read (it is rebuilt from SQLite)."""
+
+
 class OutdatedCollectionError(EmbedstoreError):
     """A collection was built by an older embedstore in a format this one cannot read."""

@@ -95,11 +95,16 @@ def index_terms(text: str) -> list[str]:
     return [fold_plural(t) for t in code_terms(text) if t not in STOP_WORDS]
 
 
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, in order: what BM25 sums over."""
+    return list(dict.fromkeys(index_terms(text)))
+
+
 def fts_query(text: str) -> str | None:
     """An FTS5 MATCH expression: any of the query's terms (BM25 ranks the overlap).
 
     Terms are quoted so that words like AND/OR/NEAR never act as operators.
     None when the text holds no searchable term.
     """
-    terms = list(dict.fromkeys(index_terms(text)))
+    terms = query_terms(text)
     return " OR ".join(f'"{t}"' for t in terms) if terms else None

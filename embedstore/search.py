@@ -17,7 +17,7 @@ import numpy as np
 from embedstore.errors import UserInputError
 from embedstore.filters import SearchFilters
 from embedstore.fusion import fuse
-from embedstore.lexical import fts_query, index_terms
+from embedstore.lexical import fts_query, index_terms, query_terms
 from embedstore.store import db
 
 if TYPE_CHECKING:
@@ -199,8 +199,16 @@ def dense_hits(
 def lexical_hits(
     collection: Collection, query: str, k: int, file_ids: list[int] | None
 ) -> list[tuple[int, float]]:
-    """(unit id, BM25) best first over code-aware terms."""
+    """(unit id, BM25) best first over code-aware terms.
+
+    A large collection answers from its BM25 segment, a small one from FTS5:
+    the same scores either way (tests/store/test_lexical_index.py).
+    """
     match = fts_query(query)
     if match is None or file_ids == []:
         return []
-    return db.lexical_search(collection.conn, match, k, file_ids)
+    view = collection.lexical_view()
+    if view is None:
+        return db.lexical_search(collection.conn, match, k, file_ids)
+    allowed = None if file_ids is None else db.unit_ids_of_files(collection.conn, file_ids)
+    return view.top(query_terms(query), k, allowed)

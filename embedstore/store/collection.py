@@ -26,9 +26,11 @@ log = logging.getLogger("embedstore.store")
 if TYPE_CHECKING:
     from embedstore.encoders.base import Encoder
     from embedstore.filters import SearchFilters
+    from embedstore.indexes import bm25
     from embedstore.indexes.vector_index import VectorIndex
     from embedstore.rag import RagContext
     from embedstore.search import SearchResult
+    from embedstore.store.lexical_index import LexicalView
 
 MANIFEST_FILE = "collection.json"
 DB_FILE = "meta.sqlite"
@@ -109,6 +111,9 @@ class Collection:
         self._index: VectorIndex | None = None
         self._index_generation = -1
         self._index_lock = threading.Lock()
+        self._lexical: tuple[int, LexicalView | None] | None = None  # (generation, view)
+        self._lexical_segment: tuple[str, bm25.Segment] | None = None  # (token, segment)
+        self._lexical_lock = threading.Lock()
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -206,6 +211,18 @@ class Collection:
             index = self._build_from_db(kind)
             trained_on = n_units
         self._persist_index(index, gen, trained_on)
+        self._refresh_lexical_segment(n_units)
+
+    def _refresh_lexical_segment(self, n_units: int) -> None:
+        """Rebuild lexical.bm25 when missing or too far behind; drop it below MIN_UNITS."""
+        from embedstore.store import lexical_index
+
+        state = lexical_index.segment_state(self.conn)
+        if n_units < lexical_index.MIN_UNITS:
+            if state is not None or (self.path / lexical_index.SEGMENT_FILE).exists():
+                lexical_index.drop(self.conn, self.path)
+        elif state is None or state.stale:
+            lexical_index.build(self.conn, self.path)
 
     # -- reading ----------------------------------------------------------------
 
@@ -220,6 +237,49 @@ class Collection:
                 index = self._repair(gen)
             self._index, self._index_generation = index, gen
             return index
+
+    def lexical_view(self) -> LexicalView | None:
+        """BM25 postings matching the database now; None below MIN_UNITS (FTS5 answers)."""
+        from embedstore.store import lexical_index
+
+        gen = db.generation(self.conn)
+        with self._lexical_lock:
+            if self._lexical is not None and self._lexical[0] == gen:
+                return self._lexical[1]
+            view = None
+            if db.count_units(self.conn, 0, db.MAX_ID) >= lexical_index.MIN_UNITS:
+                state = lexical_index.segment_state(self.conn)
+                segment = None if state is None else self._segment(state.token)
+                if state is None or segment is None:
+                    # Missing or damaged: rebuilt from SQLite, as a stale FAISS file is.
+                    self._build_lexical_segment()
+                    state = lexical_index.segment_state(self.conn)
+                    segment = None if state is None else self._segment(state.token)
+                if state is not None and segment is not None:
+                    view = lexical_index.view(self.conn, segment, state.last_unit_id)
+            self._lexical = (gen, view)
+            return view
+
+    def _segment(self, token: str) -> bm25.Segment | None:
+        """The segment file the database records (mapped once per token)."""
+        from embedstore.store import lexical_index
+
+        if self._lexical_segment is None or self._lexical_segment[0] != token:
+            segment = lexical_index.load_segment(self.path, token)
+            if segment is None:
+                return None
+            self._lexical_segment = (token, segment)
+        return self._lexical_segment[1]
+
+    def _build_lexical_segment(self) -> None:
+        from embedstore.store import lexical_index
+
+        try:
+            with self.writing():
+                lexical_index.build(self.conn, self.path)
+        except (CollectionLockedError, sqlite3.OperationalError):
+            # A writer is busy and will leave its own segment: FTS5 answers meanwhile.
+            pass
 
     def search_vectors(
         self,

@@ -69,6 +69,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS units_fts
 """
 
 VECTOR_DTYPE = np.float16
+# Above every unit id: the open end of an id range.
+MAX_ID = 2**63 - 1
 # BM25 column weights: a match in the unit's own name beats one in its body, so
 # the definition of `data_file_path` outranks the lines that merely call it; the
 # enclosing class counts less, so "base url" does not find every BaseClient method.
@@ -191,6 +193,16 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A read transaction: every statement inside sees the database as of its first read."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")
 
 
 def checkpoint(conn: sqlite3.Connection) -> None:
@@ -477,5 +489,28 @@ def lexical_search(
 
 def unit_ids(conn: sqlite3.Connection) -> np.ndarray:
     """int64 (n,) ids of every unit, ascending: what a map samples from without its vectors."""
-    return np.array([r[0] for r in conn.execute("SELECT id FROM units ORDER BY id")],
-                    dtype=np.int64)
+    return unit_ids_between(conn, 0, MAX_ID)
+
+
+def lexical_rows(
+    conn: sqlite3.Connection, after: int = 0
+) -> Iterator[tuple[int, tuple[str, str, str]]]:
+    """(unit id, (name terms, owner terms, terms)) of the units past id ``after``, ascending."""
+    for row in conn.execute(
+        "SELECT rowid, name_terms, owner_terms, terms FROM units_fts WHERE rowid > ? "
+        "ORDER BY rowid", (after,)
+    ):
+        yield int(row[0]), (str(row[1]), str(row[2]), str(row[3]))
+
+
+def count_units(conn: sqlite3.Connection, first: int, last: int) -> int:
+    """Units whose id lies in [first, last]."""
+    return int(conn.execute(
+        "SELECT COUNT(*) FROM units WHERE id BETWEEN ? AND ?", (first, last)
+    ).fetchone()[0])
+
+
+def unit_ids_between(conn: sqlite3.Connection, first: int, last: int) -> np.ndarray:
+    """int64 (n,) ids of the units in [first, last], ascending."""
+    rows = conn.execute("SELECT id FROM units WHERE id BETWEEN ? AND ? ORDER BY id", (first, last))
+    return np.fromiter((r[0] for r in rows), dtype=np.int64)
