@@ -72,6 +72,7 @@ def info(
     """Show a collection's encoder, index, sizes and whether its folder changed since."""
     from embedstore import freshness
     from embedstore.encoders.onnx_model import has_export
+    from embedstore.store.lexical_index import segment_state
 
     the_store = open_store(store)
     collection = the_store.open(name)
@@ -84,6 +85,8 @@ def info(
         "disk_bytes": stats.disk_bytes, **asdict(manifest),
         # Queries encode through the model's ONNX export (no torch) once the store has one.
         "query_encoder": "onnx" if exported else "torch",
+        # Large collections rank BM25 from lexical.bm25 (FTS5's scores, without its per-row cost).
+        "lexical_index": "bm25-segment" if segment_state(collection.conn) else "fts5",
     }
     if as_json:
         print_json({**data, "freshness": fresh.to_dict()})

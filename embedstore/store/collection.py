@@ -247,7 +247,7 @@ class Collection:
             if self._lexical is not None and self._lexical[0] == gen:
                 return self._lexical[1]
             view = None
-            if db.count_units(self.conn, 0, db.MAX_ID) >= lexical_index.MIN_UNITS:
+            if db.unit_count(self.conn) >= lexical_index.MIN_UNITS:
                 state = lexical_index.segment_state(self.conn)
                 segment = None if state is None else self._segment(state.token)
                 if state is None or segment is None:

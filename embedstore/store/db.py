@@ -489,7 +489,7 @@ def lexical_search(
 
 def unit_ids(conn: sqlite3.Connection) -> np.ndarray:
     """int64 (n,) ids of every unit, ascending: what a map samples from without its vectors."""
-    return unit_ids_between(conn, 0, MAX_ID)
+    return unit_ids_upto(conn, MAX_ID)
 
 
 def lexical_rows(
@@ -503,14 +503,26 @@ def lexical_rows(
         yield int(row[0]), (str(row[1]), str(row[2]), str(row[3]))
 
 
-def count_units(conn: sqlite3.Connection, first: int, last: int) -> int:
-    """Units whose id lies in [first, last]."""
-    return int(conn.execute(
-        "SELECT COUNT(*) FROM units WHERE id BETWEEN ? AND ?", (first, last)
-    ).fetchone()[0])
+def unit_count(conn: sqlite3.Connection) -> int:
+    """Units in the collection (SQLite counts the entries of the small file_id index)."""
+    return int(conn.execute("SELECT COUNT(*) FROM units").fetchone()[0])
 
 
-def unit_ids_between(conn: sqlite3.Connection, first: int, last: int) -> np.ndarray:
-    """int64 (n,) ids of the units in [first, last], ascending."""
-    rows = conn.execute("SELECT id FROM units WHERE id BETWEEN ? AND ? ORDER BY id", (first, last))
-    return np.fromiter((r[0] for r in rows), dtype=np.int64)
+def count_units_after(conn: sqlite3.Connection, last: int) -> int:
+    """Units whose id is above ``last``: a seek, then only those rows."""
+    return int(conn.execute("SELECT COUNT(*) FROM units WHERE id > ?", (last,)).fetchone()[0])
+
+
+def unit_ids_upto(conn: sqlite3.Connection, last: int) -> np.ndarray:
+    """int64 (n,) ids of the units up to ``last``, ascending.
+
+    Read from the file_id index, whose entries are a few bytes, not from the
+    table, whose rows carry each unit's text and vector (a million ids: 0.3 s
+    against 1 s), and fetched as one string rather than a million rows.
+    """
+    text = conn.execute(
+        "SELECT group_concat(id) FROM units INDEXED BY units_file WHERE id <= ?", (last,)
+    ).fetchone()[0]
+    if not text:
+        return np.empty(0, dtype=np.int64)
+    return np.sort(np.array(text.split(","), dtype=np.int64))

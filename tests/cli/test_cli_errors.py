@@ -71,6 +71,7 @@ def test_list_info_rm_json(repo: Path, fake_encoder: FakeEncoder) -> None:
     code, stdout, _ = invoke("info", "proj", "--json")
     info = json.loads(stdout)
     assert (info["encoder"], info["dim"], info["files"], info["units"]) == (FAKE_SPEC, 64, 1, 1)
+    assert info["lexical_index"] == "fts5"  # one unit: far below lexical_index.MIN_UNITS
     assert invoke("rm", "proj")[0] == 0
     code, _, stderr = invoke("info", "proj")
     assert_one_line_error(code, stderr, "no collection named 'proj'")

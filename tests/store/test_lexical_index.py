@@ -8,12 +8,15 @@ segment; every comparison is of identical ids and identical doubles.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from embedstore.cli.app import app
 from embedstore.errors import LexicalIndexError
 from embedstore.filters import SearchFilters
 from embedstore.indexes.segment_file import read_segment
@@ -76,6 +79,8 @@ def test_the_segment_ranks_and_scores_as_fts5(
     index(store, tree)
     collection = store.open("src")
     assert (collection.path / lexical_index.SEGMENT_FILE).exists()
+    shown = CliRunner().invoke(app, ["info", "src", "--store", str(store.root), "--json"])
+    assert json.loads(shown.stdout)["lexical_index"] == "bm25-segment"
     assert assert_same_as_fts5(collection) >= 40
     paths = {r[1]: r[0] for r in collection.conn.execute("SELECT id, path FROM files")}
     some = [paths[p] for p in sorted(paths) if p.startswith("store/")]
