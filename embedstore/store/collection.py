@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from embedstore.atomic_files import replace_atomically, sweep_temp_files
-from embedstore.errors import CollectionLockedError, CorruptCollectionError, VectorIndexError
+from embedstore.errors import (
+    CollectionLockedError,
+    CorruptCollectionError,
+    LexicalIndexError,
+    VectorIndexError,
+)
 from embedstore.indexes import choose_kind
 from embedstore.store import db
 from embedstore.store.manifest import Manifest
@@ -222,7 +227,11 @@ class Collection:
             if state is not None or (self.path / lexical_index.SEGMENT_FILE).exists():
                 lexical_index.drop(self.conn, self.path)
         elif state is None or state.stale:
-            lexical_index.build(self.conn, self.path)
+            try:
+                lexical_index.build(self.conn, self.path)
+            except LexicalIndexError as exc:
+                # Derived data: the write has committed, and FTS5 answers until a rebuild.
+                log.warning("%s", exc)
 
     # -- reading ----------------------------------------------------------------
 
@@ -277,8 +286,9 @@ class Collection:
         try:
             with self.writing():
                 lexical_index.build(self.conn, self.path)
-        except (CollectionLockedError, sqlite3.OperationalError):
-            # A writer is busy and will leave its own segment: FTS5 answers meanwhile.
+        except (CollectionLockedError, sqlite3.OperationalError, LexicalIndexError):
+            # A writer is busy and will leave its own segment, or the folder cannot be
+            # written (a read-only store): FTS5 answers meanwhile, with the same scores.
             pass
 
     def search_vectors(

@@ -180,3 +180,22 @@ def test_a_collection_that_shrinks_below_the_threshold_drops_its_segment(
     index(store, tree)
     assert not path.exists()
     assert lexical_index.segment_state(store.open("src").conn) is None
+
+
+def test_a_segment_that_cannot_be_written_leaves_fts5_answering(
+    tree: Path, segmented: None, fake_encoder: FakeEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Disk full or a read-only folder: the index run still commits, search still ranks."""
+
+    def refuse(path: Path, *_: object) -> None:
+        raise LexicalIndexError(f"cannot write the BM25 segment {path}: No space left on device")
+
+    monkeypatch.setattr(lexical_index, "write_segment", refuse)
+    store = Store()
+    index(store, tree)
+    collection = store.open("src")
+    assert lexical_index.segment_state(collection.conn) is None
+    assert collection.lexical_view() is None
+    hits = search(collection, "parse config", 5, mode="lexical")
+    expected = db.lexical_search(collection.conn, fts_query("parse config") or "", 5)
+    assert [(h.id, h.lexical_score) for h in hits] == expected
