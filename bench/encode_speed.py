@@ -9,9 +9,10 @@
    `SentenceTransformer.encode` (fp32, batch 32) in the same run: all of
    them with --naive-all, else a random sample of --sample texts.
 3. Side by side on the sample: naive, then each embedstore path (fp32 with
-   token-budget batches, the auto fast path, the ONNX export, and the auto
-   path on one thread), with texts/s, tokens/s, ratio to naive and mean
-   cosine to naive's fp32 vectors.
+   token-budget batches, the auto fast path, the ONNX export) and the thread
+   settings (one stream per core with one thread each, the default; one
+   stream on every core; one stream on one thread), with texts/s, tokens/s,
+   ratio to naive and mean cosine to naive's fp32 vectors.
 
 Writes bench/results/encode_speed.{json,md}.
 """
@@ -26,6 +27,7 @@ import random
 import shutil
 import sqlite3
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +38,7 @@ from stdlib_corpus import stdlib_copy
 from embedstore.encoders.onnx_export import ensure_exported
 from embedstore.encoders.onnx_model import load_exported
 from embedstore.encoders.registry import DEFAULT_ENCODER, bundled_source, load_encoder
+from embedstore.encoders.streams import ENV as STREAMS_ENV
 from embedstore.indexing import IndexOptions, index_folder, text_hash
 from embedstore.store.store import Store
 
@@ -95,30 +98,33 @@ def main() -> None:
     exact = load_encoder(precision="fp32")
     ensure_exported(exact, store_dir)
     onnx = load_exported(store_dir, exact.name, exact.pooling)
+    bs = IndexOptions().batch_size  # as index encodes
+    threads = torch.get_num_threads()
+    auto = f"embedstore auto ({encoder.precision})"
     paths = {
         "naive sentence-transformers fp32 (batch 32)": lambda t: naive.encode(t, batch_size=32),
-        "embedstore fp32": exact.encode,
-        f"embedstore auto ({encoder.precision})": encoder.encode,
-        "embedstore ONNX Runtime fp32": onnx.encode if onnx else exact.encode,
+        f"embedstore fp32, {threads} streams x 1 thread": partial(exact.encode, batch_size=bs),
+        f"{auto}, {threads} streams x 1 thread (default)": partial(encoder.encode, batch_size=bs),
+        f"{auto}, 1 stream x {threads} threads": partial(encoder.encode, batch_size=bs),
+        f"{auto}, 1 stream x 1 thread": partial(encoder.encode, batch_size=bs),
+        "embedstore ONNX Runtime fp32": partial((onnx or exact).encode, batch_size=bs),
     }
     rows = []
     for name, encode in paths.items():
-        seconds, vectors = timed(encode, sample)
+        if "1 stream" in name:
+            os.environ[STREAMS_ENV] = "1"
+        if name.endswith("1 stream x 1 thread"):
+            torch.set_num_threads(1)
+        try:
+            seconds, vectors = timed(encode, sample)
+        finally:
+            torch.set_num_threads(threads)
+            os.environ.pop(STREAMS_ENV, None)
         rows.append({
             "path": name, "texts_per_s": round(len(sample) / seconds, 1),
             "tokens_per_s": round(tokens / seconds), "seconds": round(seconds, 1),
             "cosine_to_fp32": round(float(np.mean(np.sum(vectors * reference, axis=1))), 5),
         })
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    seconds, vectors = timed(encoder.encode, sample)
-    torch.set_num_threads(threads)
-    rows.append({
-        "path": f"embedstore auto ({encoder.precision}), 1 torch thread",
-        "texts_per_s": round(len(sample) / seconds, 1), "tokens_per_s": round(tokens / seconds),
-        "seconds": round(seconds, 1),
-        "cosine_to_fp32": round(float(np.mean(np.sum(vectors * reference, axis=1))), 5),
-    })
     base = rows[0]["texts_per_s"]
     for row in rows:
         row["ratio"] = round(float(row["texts_per_s"]) / float(base), 2)

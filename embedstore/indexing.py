@@ -386,8 +386,11 @@ class _Run:
     def _chunk_and_encode(self, todo: list[SourceFile]) -> tuple[list[_FileWork], dict[str, bytes]]:
         """Units of each file to (re)index, and the vector of every embedded text by its hash.
 
-        A worker thread chunks while this one encodes what it has chunked so far,
-        PARK_EVERY new texts at a time, so the encoder never waits for the last file.
+        A worker thread chunks while this one encodes, PARK_EVERY new texts at a
+        time, so the encoder never waits for the last file. Chunking runs far ahead
+        of encoding, so each part is the longest PARK_EVERY texts chunked so far:
+        parts of similar lengths pad about one token in a hundred, where parts in
+        file order padded five (a batch is as long as its longest text).
         On Ray the run's texts are encoded in one call after the last file, so that each
         actor loads the model once per run; that call parks its vectors as they come.
         """
@@ -397,18 +400,26 @@ class _Run:
         worker.start()
         work: list[_FileWork] = []
         vectors: dict[str, bytes] = {}
-        waiting: dict[str, str] = {}  # texts chunked but not yet looked up or encoded
-        encode_s = 0.0
+        new: dict[str, str] = {}  # texts chunked, never encoded before, not yet encoded
+        encode_s = 0.0  # the encoding thread's: lookups and encoding, not waiting
+        chunking = True
         self.ui.start("encode", None)
-        while (item := chunked.get()) is not None:
-            if isinstance(item, BaseException):
-                raise item
-            work.append(item)
-            waiting.update(item.texts)
-            if not self.opts.ray and len(waiting) >= PARK_EVERY:
-                encode_s += self._encode(waiting, vectors)
-                waiting = {}
-        encode_s += self._encode(waiting, vectors)
+        while True:
+            # Wait for the chunker unless a whole part is ready (on Ray: until it ends).
+            while chunking and (self.opts.ray or len(new) < PARK_EVERY or not chunked.empty()):
+                item = chunked.get()
+                if isinstance(item, BaseException):
+                    raise item
+                if item is None:
+                    chunking = False
+                else:
+                    work.append(item)
+                    encode_s += self._reuse(item.texts, vectors, new)
+            if not new:
+                break
+            part = new if self.opts.ray else longest(new, PARK_EVERY)
+            encode_s += self._encode(part, vectors)
+            new = {h: t for h, t in new.items() if h not in part}
         self.ui.finish("encode")
         self.report.seconds["encode"] = round(encode_s, 3)
         self.report.chunks_reused = len(vectors) - self.report.chunks_encoded
@@ -457,17 +468,25 @@ class _Run:
             ))
         return _FileWork(source, units, texts)
 
-    def _encode(self, texts: dict[str, str], vectors: dict[str, bytes]) -> float:
-        """Add the vectors of ``texts`` to ``vectors``, encoding only those never encoded
-        before and parking them as they come; returns the seconds spent."""
+    def _reuse(
+        self, texts: dict[str, str], vectors: dict[str, bytes], new: dict[str, str]
+    ) -> float:
+        """Add the vectors ever encoded for ``texts`` to ``vectors`` and the others to
+        ``new``; returns the seconds spent."""
         began = time.perf_counter()
         # A rebuild re-encodes everything but what this same rebuild parked before a kill.
         tables = ("pending_vectors",) if self.opts.rebuild else ("chunks", "pending_vectors")
-        wanted = {h: t for h, t in texts.items() if h not in vectors}
+        wanted = [h for h in texts if h not in vectors and h not in new]
         vectors.update(db.known_vectors(self.conn, wanted, tables=tables))
-        missing = [h for h in wanted if h not in vectors]
-        for rows, encoded in self._encoded_parts([texts[h] for h in missing]):
-            parked = [(missing[i], db.to_blob(v)) for i, v in zip(rows, encoded, strict=True)]
+        new.update((h, texts[h]) for h in wanted if h not in vectors)
+        return time.perf_counter() - began
+
+    def _encode(self, texts: dict[str, str], vectors: dict[str, bytes]) -> float:
+        """Encode ``texts`` into ``vectors``, parking them as they come; returns the seconds."""
+        began = time.perf_counter()
+        hashes = list(texts)
+        for rows, encoded in self._encoded_parts(list(texts.values())):
+            parked = [(hashes[i], db.to_blob(v)) for i, v in zip(rows, encoded, strict=True)]
             db.park_vectors(self.conn, parked)
             vectors.update(parked)
             self.report.chunks_encoded += len(parked)
@@ -504,6 +523,11 @@ class _Run:
             with db.transaction(self.conn):
                 self.conn.execute("DELETE FROM pending_vectors")
                 db.set_meta(self.conn, "pending_for", identity)
+
+
+def longest(texts: dict[str, str], n: int) -> dict[str, str]:
+    """The ``n`` longest of ``texts`` (by characters), keyed as given."""
+    return dict(sorted(texts.items(), key=lambda item: -len(item[1]))[:n])
 
 
 def unit_vectors(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence, Sized
+from collections.abc import Callable, Iterable, Sequence, Sized
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -10,6 +10,10 @@ import numpy as np
 TextKind = Literal["document", "query"]
 # Called after each batch with the number of texts it encoded.
 BatchCallback = Callable[[int], None]
+# Maps a batch encoder over batches, results in order: builtin map, or Streams.map.
+BatchRunner = Callable[
+    [Callable[[list[Any]], np.ndarray], Sequence[list[Any]]], Iterable[np.ndarray]
+]
 
 
 class Encoder(Protocol):
@@ -62,16 +66,20 @@ def encode_in_batches(
     dim: int,
     batch_size: int,
     on_batch: BatchCallback | None = None,
+    run: BatchRunner = map,
 ) -> np.ndarray:
     """Run ``encode_batch`` over length-sorted batches of token-id lists (or texts).
 
     A batch holds ``batch_size`` items of the longest length in the call, or
     as many shorter ones as fit in the same padded size (see budget_batches).
+    ``run`` maps ``encode_batch`` over the batches (Streams.map: several at once).
     Rows come back in input order: (n,) items -> float32 (n, dim).
     """
     out = np.zeros((len(items), dim), dtype=np.float32)  # (n, dim)
-    for batch in budget_batches([len(t) for t in items], batch_size):
-        out[batch] = encode_batch([items[i] for i in batch])  # (len(batch), dim)
+    batches = budget_batches([len(t) for t in items], batch_size)
+    inputs = [[items[i] for i in batch] for batch in batches]
+    for batch, vectors in zip(batches, run(encode_batch, inputs), strict=True):
+        out[batch] = vectors  # (len(batch), dim)
         if on_batch is not None:
             on_batch(len(batch))
     return out

@@ -13,6 +13,7 @@ from embedstore.encoders.base import BatchCallback, TextKind, encode_in_batches
 from embedstore.encoders.device import best_device
 from embedstore.encoders.pooling import Normalize, Pooling, resolve_pooling
 from embedstore.encoders.precision import autocast, choose_precision
+from embedstore.encoders.streams import Streams
 from embedstore.errors import EncoderLoadError
 
 # sentence-transformers' names for its pooling modes -> ours.
@@ -109,7 +110,7 @@ class SentenceTransformerEncoder:
         # A fast tokenizer's truncation setting is shared state that each call sets:
         # counting (whole texts) and encoding (truncated) from two threads would mix.
         self._tokenizer_lock = threading.Lock()
-        self._precision = "fp32"
+        self._streams = Streams(self._device)
         # None: EMBEDSTORE_PRECISION, else auto (the fast path if it passes the parity check).
         self._precision = choose_precision(self._device, self._probe, precision)
 
@@ -151,11 +152,7 @@ class SentenceTransformerEncoder:
         return self._probe(texts, "fp32")
 
     def _probe(self, texts: list[str], precision: str) -> np.ndarray:
-        chosen, self._precision = self._precision, precision
-        try:
-            return self._encode_ids(self._token_ids(texts))
-        finally:
-            self._precision = chosen
+        return self._encode_ids(self._token_ids(texts), precision)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         if not texts:
@@ -189,7 +186,8 @@ class SentenceTransformerEncoder:
         """Token-id rows as the model reads them (special tokens in, at most max_tokens)
         -> float32 (n, D) unit rows."""
         return encode_in_batches(
-            rows, self._encode_ids, dim=self._dim, batch_size=batch_size, on_batch=on_batch
+            rows, self._encode_ids, dim=self._dim, batch_size=batch_size, on_batch=on_batch,
+            run=self._streams.map,
         )
 
     @property
@@ -229,9 +227,10 @@ class SentenceTransformerEncoder:
         return [list(ids) for ids in encoded["input_ids"]]
 
     @torch.inference_mode()
-    def _encode_ids(self, ids: list[list[int]]) -> np.ndarray:
+    def _encode_ids(self, ids: list[list[int]], precision: str | None = None) -> np.ndarray:
+        """One batch of token-id rows -> (B, D), in ``precision`` (default: the chosen one)."""
         padded = self._tokenizer.pad({"input_ids": ids}, return_tensors="pt")
-        with autocast(self._device, self._precision):
+        with autocast(self._device, precision or self._precision):
             vectors = self._pipeline(
                 padded["input_ids"].to(self._device), padded["attention_mask"].to(self._device)
             )  # (B, D)

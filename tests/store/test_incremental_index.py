@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -240,3 +243,33 @@ def test_many_files_chunked_while_encoding_give_every_unit_its_vector(
         expected = FakeEncoder().encode([embedded])[0]  # (d,)
         stored = np.frombuffer(blob, dtype=np.float16).astype(np.float32)  # (d,)
         np.testing.assert_allclose(stored, expected, atol=2e-3)
+
+
+def test_texts_chunked_ahead_are_encoded_longest_first_in_parts_of_park_every(
+    tmp_path: Path, fake_encoder: FakeEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts of similar lengths pad little: once chunking is ahead, each part is the
+    longest PARK_EVERY texts waiting."""
+    import embedstore.indexing as indexing
+
+    monkeypatch.setattr(indexing, "PARK_EVERY", 5)
+    calls: list[list[str]] = []
+    encode = fake_encoder.encode
+
+    def recording(texts: list[str], **kwargs: Any) -> np.ndarray:
+        if not calls:
+            time.sleep(0.5)  # the chunker, far faster, finishes meanwhile
+        calls.append(list(texts))
+        return encode(texts, **kwargs)
+
+    monkeypatch.setattr(fake_encoder, "encode", recording)
+    root = tmp_path / "lengths"
+    root.mkdir()
+    for i in range(23):  # bodies of 23 different lengths, in shuffled file order
+        body = " + ".join(["event"] * (1 + (i * 7) % 23))
+        (root / f"mod_{i:02}.py").write_text(f"def handler_{i}(event):\n    return {body}\n")
+    index_folder(Store(), root, IndexOptions(name="lengths", encoder=FAKE_SPEC))
+    assert sum(map(len, calls)) == 23 and all(len(c) <= 5 for c in calls)
+    assert len(calls) >= 5
+    for longer, shorter in itertools.pairwise(calls[1:]):
+        assert min(map(len, longer)) >= max(map(len, shorter))

@@ -15,6 +15,7 @@ from embedstore.encoders.device import best_device
 from embedstore.encoders.plt.embedder import PLTEmbedder, pad_left, token_counter, token_ids
 from embedstore.encoders.plt.folder import load_folder, read_config, weights_revision
 from embedstore.encoders.pooling import Normalize, resolve_pooling
+from embedstore.encoders.streams import Streams
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -50,6 +51,7 @@ class PLTEncoder:
         device: str | None = None,
     ) -> None:
         self._device = device or best_device()
+        self._streams = Streams(self._device)
         self._embedder = embedder.to(self._device).eval()
         self._tokenizer = tokenizer
         self._count_tokens = token_counter(tokenizer)
@@ -130,7 +132,8 @@ class PLTEncoder:
         """(n,) texts -> float32 (n, dim) unit rows; queries and documents alike."""
         ids = token_ids(self._tokenizer, texts, self.max_tokens)
         return encode_in_batches(
-            ids, self._encode_batch, dim=self.dim, batch_size=batch_size, on_batch=on_batch
+            ids, self._encode_batch, dim=self.dim, batch_size=batch_size, on_batch=on_batch,
+            run=self._streams.map,
         )
 
     @torch.inference_mode()
