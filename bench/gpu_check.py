@@ -6,8 +6,10 @@ without them it stops with one line saying what is missing.
 1. Encoding: the same stdlib chunks (40-line windows of ``Lib/*.py`` of the
    Python that runs this) through embedstore's own ``SentenceTransformerEncoder``
    with the default model (found the way ``embedstore.encoders.registry`` finds
-   it, or ``--model-dir``): CPU fp32 on a subset; on CUDA fp32, fp16 weights, and
-   (where embedstore has it) its own fp16 autocast path, on all; chunks/s each and
+   it, or ``--model-dir``): CPU fp32 on a subset, and the CPU's auto precision
+   with 1, 4 and one-per-core batches side by side (the thread settings); on
+   CUDA fp32, fp16 weights, and (where embedstore has it) its own fp16
+   autocast path, on all; chunks/s each and
    the cosine of each against the CUDA fp32 vectors.
 2. FAISS: the CUDA fp32 vectors, each repeated with fresh Gaussian noise up to
    ``--vectors`` (L2-normalised), indexed with IVF-PQ under the project's own
@@ -323,6 +325,17 @@ def run_encoding(torch: Any, args: argparse.Namespace, texts: list[str]) -> dict
     log(f"torch CPU threads: {torch.get_num_threads()}")
     cpu_texts = texts[: args.cpu_texts]
     run("cpu fp32", "cpu", torch.float32, "fp32", cpu_texts, args.cpu_batch_size)
+    # The CPU thread settings: S batches side by side, each on cores/S threads.
+    cores = torch.get_num_threads()
+    for streams in sorted({1, 4, cores}):
+        os.environ["EMBEDSTORE_ENCODE_STREAMS"] = str(streams)
+        try:
+            run(
+                f"cpu auto, {streams} streams x {max(1, cores // streams)} threads", "cpu",
+                torch.float32, "auto", cpu_texts, args.cpu_batch_size,
+            )
+        finally:
+            os.environ.pop("EMBEDSTORE_ENCODE_STREAMS", None)
     run(f"{label} fp32", gpu, torch.float32, "fp32", texts, args.batch_size)
     run(f"{label} fp16", gpu, torch.float16, "fp32", texts, args.batch_size)
     if gpu == "cuda" and "precision" in _encoder_class_attributes():

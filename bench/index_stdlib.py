@@ -1,6 +1,6 @@
 """Index the Python standard library and report the cost of each stage.
 
-    python bench/index_stdlib.py [--index auto|flat|ivfpq] [--batch-size 32]
+    python bench/index_stdlib.py [--index auto|flat|ivfpq] [--batch-size 16]
 
 Prints files, chunks, seconds per stage, encoding chunks/s, index size on disk
 and peak memory, and writes them to bench/results/index_stdlib.json.
@@ -31,7 +31,7 @@ WORK = HERE / "work"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", default="auto", help="auto, flat or ivfpq")
-    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=IndexOptions().batch_size)
     args = parser.parse_args()
 
     corpus = stdlib_copy(WORK / "Lib")
