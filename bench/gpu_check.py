@@ -206,8 +206,7 @@ class PlainEncoder:
         self._model.eval()
         self.device = device
         self.max_tokens = int(self._model.max_seq_length or 0)
-        self._token_model = self._model
-        self._after_pool = torch.nn.Sequential()
+        self.pipeline = self._model  # the module whose weights load_encoder casts
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         return [len(ids) for ids in self._model.tokenizer(texts)["input_ids"]]
@@ -251,9 +250,8 @@ def load_encoder(torch: Any, source: str, device: str, weights: Any, precision: 
             os.environ.pop("EMBEDSTORE_PRECISION", None)
         else:
             os.environ["EMBEDSTORE_PRECISION"] = previous
-    # The model's own modules (token model, any after-pooling ones) in ``weights``.
-    encoder._token_model.to(weights)
-    encoder._after_pool.to(weights)
+    # The model's modules in ``weights`` (pooling casts the token states back to fp32).
+    encoder.pipeline.to(weights)
     return encoder
 
 
@@ -331,7 +329,7 @@ def run_encoding(torch: Any, args: argparse.Namespace, texts: list[str]) -> dict
         os.environ["EMBEDSTORE_ENCODE_STREAMS"] = str(streams)
         try:
             run(
-                f"cpu auto, {streams} streams x {max(1, cores // streams)} threads", "cpu",
+                f"cpu auto, {streams} stream(s) x {max(1, cores // streams)} thread(s)", "cpu",
                 torch.float32, "auto", cpu_texts, args.cpu_batch_size,
             )
         finally:

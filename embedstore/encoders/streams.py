@@ -2,9 +2,10 @@
 
 A small encoder's matrix products (hidden size 384) split poorly across cores,
 so two batches side by side with one thread each outrun one batch on two
-threads (on 2 cores, x1.1 to x1.3 texts/s: bench/encode_speed.py). torch
-releases the GIL inside each op, so Python threads suffice. A torch thread
-count set on a thread is that thread's own: the caller's is left as it was.
+threads (on 2 cores, x1.02 to x1.15 texts/s in three runs of
+bench/encode_speed.py). torch releases the GIL inside each op, so Python
+threads suffice. A torch thread count set on a thread is that thread's own:
+the caller's is left as it was.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class Streams:
     """Maps an encode function over batches, several at a time on a CPU."""
 
     def __init__(self, device: str) -> None:
+        stream_count(1)  # a bad $EMBEDSTORE_ENCODE_STREAMS fails when the model loads, not mid-run
         self._cpu = device == "cpu"
         self._pool: ThreadPoolExecutor | None = None
         self._shape = (1, 0)  # (streams, torch threads each) the pool was made for

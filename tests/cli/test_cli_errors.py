@@ -57,6 +57,16 @@ def test_unknown_index_kind_lists_valid_ones(repo: Path, fake_encoder: FakeEncod
     assert_one_line_error(code, stderr, "flat")
 
 
+def test_a_bad_stream_count_is_refused_before_anything_is_written(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EMBEDSTORE_ENCODE_STREAMS", "two")
+    store = str(tmp_path / "store")
+    code, _, stderr = invoke("index", str(repo), "--name", "proj", "--store", store)
+    assert_one_line_error(code, stderr, "EMBEDSTORE_ENCODE_STREAMS must be a whole number")
+    assert not Store(tmp_path / "store").names()
+
+
 def test_encoder_mismatch(repo: Path, fake_encoder: FakeEncoder) -> None:
     assert invoke("index", str(repo), "--encoder", FAKE_SPEC)[0] == 0
     code, _, stderr = invoke("index", str(repo), "--encoder", FAKE_SPEC, "--pooling", "cls")
