@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 
 from embedstore.encoders.base import Encoder
+from embedstore.encoders.streams import stream_count
 from embedstore.errors import EncoderLoadError
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
@@ -82,6 +83,8 @@ def load_encoder(
     ``precision`` None means $EMBEDSTORE_PRECISION, else auto: the machine's
     fast path when it passes its parity check (embedstore.encoders.precision).
     """
+    # Read on every encode call; a bad value fails here, before a run does any work.
+    stream_count(1)
     name = canonical_spec(spec)
     default = _load(name, None, precision)
     return default if pooling in (None, default.pooling) else _load(name, pooling, precision)

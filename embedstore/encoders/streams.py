@@ -37,7 +37,6 @@ class Streams:
     """Maps an encode function over batches, several at a time on a CPU."""
 
     def __init__(self, device: str) -> None:
-        stream_count(1)  # a bad $EMBEDSTORE_ENCODE_STREAMS fails when the model loads, not mid-run
         self._cpu = device == "cpu"
         self._pool: ThreadPoolExecutor | None = None
         self._shape = (1, 0)  # (streams, torch threads each) the pool was made for
@@ -45,13 +44,11 @@ class Streams:
 
     def map(self, encode: Callable[[T], R], batches: Sequence[T]) -> Iterator[R]:
         """``encode`` over ``batches``, results in order."""
-        if not self._cpu or len(batches) < 2:
-            return map(encode, batches)
         import torch  # here: an encoder that runs this has imported torch already
 
         cores = torch.get_num_threads()  # read per call: callers may change it
         streams = stream_count(cores)
-        if streams == 1:
+        if not self._cpu or len(batches) < 2 or streams == 1:
             return map(encode, batches)
         return self._executor(streams, max(1, cores // streams)).map(encode, batches)
 

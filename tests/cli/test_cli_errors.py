@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
+from embedstore.encoders.registry import load_encoder
 from embedstore.indexing import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
@@ -60,6 +61,7 @@ def test_unknown_index_kind_lists_valid_ones(repo: Path, fake_encoder: FakeEncod
 def test_a_bad_stream_count_is_refused_before_anything_is_written(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    load_encoder(None)  # cached, as after earlier tests: the check is not only at load
     monkeypatch.setenv("EMBEDSTORE_ENCODE_STREAMS", "two")
     store = str(tmp_path / "store")
     code, _, stderr = invoke("index", str(repo), "--name", "proj", "--store", store)
