@@ -8,6 +8,7 @@ leaves the collection as it was and the next run picks up the parked vectors.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import importlib.util
 import json
 import queue
@@ -400,7 +401,7 @@ class _Run:
         worker.start()
         work: list[_FileWork] = []
         vectors: dict[str, bytes] = {}
-        new: dict[str, str] = {}  # texts chunked, never encoded before, not yet encoded
+        new = LongestFirst()  # texts chunked, never encoded before, not yet encoded
         encode_s = 0.0  # the encoding thread's: lookups and encoding, not waiting
         chunking = True
         self.ui.start("encode", None)
@@ -417,9 +418,7 @@ class _Run:
                     encode_s += self._reuse(item.texts, vectors, new)
             if not new:
                 break
-            part = new if self.opts.ray else longest(new, PARK_EVERY)
-            encode_s += self._encode(part, vectors)
-            new = {h: t for h, t in new.items() if h not in part}
+            encode_s += self._encode(new.take(len(new) if self.opts.ray else PARK_EVERY), vectors)
         self.ui.finish("encode")
         self.report.seconds["encode"] = round(encode_s, 3)
         self.report.chunks_reused = len(vectors) - self.report.chunks_encoded
@@ -468,9 +467,7 @@ class _Run:
             ))
         return _FileWork(source, units, texts)
 
-    def _reuse(
-        self, texts: dict[str, str], vectors: dict[str, bytes], new: dict[str, str]
-    ) -> float:
+    def _reuse(self, texts: dict[str, str], vectors: dict[str, bytes], new: LongestFirst) -> float:
         """Add the vectors ever encoded for ``texts`` to ``vectors`` and the others to
         ``new``; returns the seconds spent."""
         began = time.perf_counter()
@@ -478,7 +475,9 @@ class _Run:
         tables = ("pending_vectors",) if self.opts.rebuild else ("chunks", "pending_vectors")
         wanted = [h for h in texts if h not in vectors and h not in new]
         vectors.update(db.known_vectors(self.conn, wanted, tables=tables))
-        new.update((h, texts[h]) for h in wanted if h not in vectors)
+        for h in wanted:
+            if h not in vectors:
+                new.add(h, texts[h])
         return time.perf_counter() - began
 
     def _encode(self, texts: dict[str, str], vectors: dict[str, bytes]) -> float:
@@ -525,9 +524,29 @@ class _Run:
                 db.set_meta(self.conn, "pending_for", identity)
 
 
-def longest(texts: dict[str, str], n: int) -> dict[str, str]:
-    """The ``n`` longest of ``texts`` (by characters), keyed as given."""
-    return dict(sorted(texts.items(), key=lambda item: -len(item[1]))[:n])
+class LongestFirst:
+    """Texts by hash, handed out longest (by characters) first: a heap, so that taking
+    every part of a million-text run costs O(n log n), not a sort per part."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._heap: list[tuple[int, str]] = []  # (-characters, hash)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __contains__(self, text_hash: object) -> bool:
+        return text_hash in self._texts
+
+    def add(self, text_hash: str, text: str) -> None:
+        if text_hash not in self._texts:
+            self._texts[text_hash] = text
+            heapq.heappush(self._heap, (-len(text), text_hash))
+
+    def take(self, n: int) -> dict[str, str]:
+        """Remove and return the ``n`` longest texts, by hash."""
+        taken = (heapq.heappop(self._heap)[1] for _ in range(min(n, len(self._heap))))
+        return {h: self._texts.pop(h) for h in taken}
 
 
 def unit_vectors(
