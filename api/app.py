@@ -19,13 +19,22 @@ from embedstore.api.limits import BodySizeLimit
 from embedstore.api.mcp_server import McpHttpEndpoint, build_mcp_server
 from embedstore.api.metrics import Metrics
 from embedstore.api.openapi import ERROR_RESPONSES, install_openapi
-from embedstore.api.routes import collections, documents, embeddings, jobs, models, search, system
+from embedstore.api.routes import (
+    collections,
+    documents,
+    embeddings,
+    jobs,
+    many,
+    models,
+    search,
+    system,
+)
 from embedstore.api.routes import map as collection_map
 from embedstore.api.settings import ServerSettings
 from embedstore.api.state import AppState, CollectionCache
 from embedstore.encoders.registry import load_encoder
+from embedstore.ingest.watch import describe, watch_folder, watchable
 from embedstore.store.store import Store
-from embedstore.watch import describe, watch_folder, watchable
 
 log = logging.getLogger("embedstore.api")
 
@@ -40,7 +49,10 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
         jobs=JobManager(store), metrics=Metrics(), batching=batching,
     )
     watched = [watchable(path) for path in config.watch]  # a wrong folder fails before serving
-    mcp = McpHttpEndpoint(build_mcp_server(store, state.collections), config.host)
+    mcp = McpHttpEndpoint(
+        build_mcp_server(store, state.collections, max_query_chars=config.max_query_chars),
+        config.host,
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -71,8 +83,8 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
     app.middleware("http")(state.metrics.middleware)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_request_bytes)
     guarded = [Depends(require_api_key)]
-    for router in (collections.router, documents.router, search.router, jobs.router,
-                   embeddings.router, models.router, collection_map.router):
+    for router in (collections.router, documents.router, search.router, many.router,
+                   jobs.router, embeddings.router, models.router, collection_map.router):
         app.include_router(router, dependencies=guarded, responses=ERROR_RESPONSES)
     app.include_router(system.router)
     install_openapi(app, config)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
-from embedstore.errors import CollectionLockedError, CollectionNotFoundError
+from embedstore.errors import CollectionLockedError, CollectionNotFoundError, EmbedstoreError
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
 
 # How long a DELETE waits for the requests still using the collection.
 DRAIN_SECONDS = 30.0
+T = TypeVar("T")
 
 
 @dataclass
@@ -61,15 +63,21 @@ class CollectionCache:
                     entry.collection.close()
                 self._changed.notify_all()
 
-    def each(self) -> Iterator[Collection]:
-        """Every collection of the store in turn, leased while the caller looks at it;
-        one deleted since the listing is left out."""
+    def read_each(self, read: Callable[[Collection], T]) -> tuple[list[T], dict[str, str]]:
+        """``read`` of every collection of the store, each leased meanwhile, and why the
+        others cannot be read, by name (damaged, outdated, a full disk): one bad collection
+        must not hide the rest. One deleted since the listing is left out."""
+        found: list[T] = []
+        unreadable: dict[str, str] = {}
         for name in self._store.names():
             try:
                 with self.lease(name) as collection:
-                    yield collection
+                    found.append(read(collection))
             except CollectionNotFoundError:
                 continue
+            except EmbedstoreError as exc:
+                unreadable[name] = str(exc)
+        return found, unreadable
 
     def delete(self, name: str) -> None:
         """Delete the collection once the requests using it are done."""

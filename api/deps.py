@@ -41,5 +41,10 @@ def require_api_key(request: Request, state: StateDep) -> None:
     if not keys:
         return
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not any(secrets.compare_digest(token, k) for k in keys):
+    # Compared as bytes: compare_digest refuses str holding non-ASCII text, and a
+    # header is whatever bytes a client sent (Starlette decodes them as latin-1).
+    sent = token.encode("latin-1")
+    if scheme.lower() != "bearer" or not any(
+        secrets.compare_digest(sent, k.encode("ascii")) for k in keys
+    ):
         raise HTTPException(401, "missing or wrong API key: send 'Authorization: Bearer <key>'")

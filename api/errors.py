@@ -1,9 +1,13 @@
-"""Every error leaves the API as JSON: {"error": {"code": ..., "message": ...}}."""
+"""Every error leaves the API as JSON: {"error": {"code", "message", "type", "param"}}.
+
+``type`` and ``param`` are OpenAI's fields, so that its clients read these errors as theirs.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import cast
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -15,12 +19,14 @@ from embedstore.errors import (
     CollectionExistsError,
     CollectionLockedError,
     CollectionNotFoundError,
+    CorruptCollectionError,
     DocumentConflictError,
     EmbedstoreError,
     EncoderLoadError,
     EncoderMismatchError,
     IndexTooSmallError,
     OutdatedCollectionError,
+    StorageError,
     UserInputError,
 )
 
@@ -39,12 +45,21 @@ _STATUS: list[tuple[type[Exception], int, str]] = [
     # The model named does not exist here (or cannot be loaded): like /v1/embeddings' 404.
     (EncoderLoadError, 404, "model_not_found"),
     (ValueError, 422, "invalid"),
+    # The server's own files: a request cannot fix them, the message says what will.
+    (CorruptCollectionError, 500, "damaged"),
+    (StorageError, 500, "storage"),
     (EmbedstoreError, 500, "internal"),
 ]
 
 
-def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def error_response(
+    status: int, code: str, message: str, param: str | None = None
+) -> JSONResponse:
+    kind = "invalid_request_error" if status < 500 else "server_error"
+    return JSONResponse(
+        {"error": {"code": code, "message": message, "type": kind, "param": param}},
+        status_code=status,
+    )
 
 
 def _library_error(request: Request, exc: Exception) -> JSONResponse:
@@ -58,14 +73,31 @@ def _library_error(request: Request, exc: Exception) -> JSONResponse:
 
 def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     errors = cast(RequestValidationError, exc).errors()  # registered for this class only
-    parts = []
     for err in errors:
         if err.get("type") == "json_invalid":
             reason = err.get("ctx", {}).get("error", "")
             return error_response(422, "invalid", f"the request body is not valid JSON: {reason}")
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+    # Where each came from (body, query, path) is left out of its location.
+    message, param = describe_invalid([{**err, "loc": err.get("loc", ())[1:]} for err in errors])
+    return error_response(422, "invalid", message, param)
+
+
+def describe_invalid(errors: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
+    """One line, "field: what is wrong; ...", and the first field at fault, from pydantic's
+    errors (also the MCP tools' arguments').
+
+    A location such as ``documents.0.id`` leaves out the labels pydantic gives union members
+    ("list[constrained-str]"): field names are identifiers, and those labels are not.
+    """
+    parts = []
+    fields = []
+    for err in errors:
+        where = ".".join(
+            str(p) for p in err.get("loc", ()) if isinstance(p, int) or str(p).isidentifier()
+        )
+        fields.append(where)
         parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else err.get("msg", ""))
-    return error_response(422, "invalid", "; ".join(parts) or "invalid request")
+    return "; ".join(parts) or "invalid request", next(filter(None, fields), None)
 
 
 def _http_error(request: Request, exc: Exception) -> JSONResponse:

@@ -11,8 +11,8 @@ from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from embedstore.preview import matched_lines, preview
-from embedstore.search import SearchResult
+from embedstore.retrieval.preview import matched_lines, preview
+from embedstore.retrieval.search import SearchResult
 
 CSS_CLASS = "hl"
 

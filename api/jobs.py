@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from embedstore.errors import EmbedstoreError
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 
 log = logging.getLogger("embedstore.api")

@@ -1,4 +1,5 @@
-"""A cap on request body size, enforced while the body streams in."""
+"""Limits on what one request may ask: a body's size, enforced while it streams in, and a
+query's length."""
 
 from __future__ import annotations
 
@@ -70,3 +71,9 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return {"type": "http.request", "body": body, "more_body": False}
 
     return replay
+
+
+def check_query_length(query: str, max_chars: int) -> None:
+    """The REST API's and the MCP tools' one limit on a query (ValueError: a 422, a tool error)."""
+    if len(query) > max_chars:
+        raise ValueError(f"a query has {len(query):,} characters; the limit is {max_chars:,}")

@@ -15,22 +15,30 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Annotated, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from mcp.types import CallToolResult, InputRequiredResult, TextContent
+from pydantic import BaseModel, Field, Strict, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from embedstore import freshness
 from embedstore.api.collection_cache import CollectionCache
 from embedstore.api.deps import get_state, require_api_key
+from embedstore.api.errors import describe_invalid
+from embedstore.api.limits import check_query_length
+from embedstore.api.schemas import JsonInteger
+from embedstore.api.settings import MAX_QUERY_CHARS
 from embedstore.errors import EmbedstoreError
-from embedstore.filters import SearchFilters
+from embedstore.ingest import freshness
+from embedstore.retrieval import context as context_module
+from embedstore.retrieval import search as search_module
+from embedstore.retrieval.code_context import MAX_CODE_CHARS, context_for_code
+from embedstore.retrieval.filters import SearchFilters
 from embedstore.store import db
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
@@ -44,6 +52,7 @@ searched by meaning and by identifiers; every hit is a whole definition (functio
 class, or a section of a document) as path:start-end, with its code.
 - search: find where something is implemented or used, before reading or editing files.
 - context: a prompt-ready set of the most relevant definitions within a token budget.
+- context_for_code: what the code at a cursor needs from other files (signatures, bodies).
 - list_collections: which repositories are indexed.
 - index_status: whether a collection still matches its folder (files changed since indexing).
 Paths are relative to the indexed folder; line numbers are 1-based and inclusive."""
@@ -58,16 +67,25 @@ ModeArg = Annotated[
     Field(description="hybrid (default): meaning and identifiers; dense: meaning only; "
           "lexical: exact identifiers and words (BM25)."),
 ]
+# A lone string where a list is asked for is taken as a list of one: agents send both.
 IncludeArg = Annotated[
-    list[str] | None,
+    list[str] | str | None,
     Field(description=".gitignore-style globs a path must match one of, e.g. ['src/**', '*.py']."),
 ]
 ExcludeArg = Annotated[
-    list[str] | None, Field(description=".gitignore-style globs of paths to leave out.")
+    list[str] | str | None, Field(description=".gitignore-style globs of paths to leave out.")
 ]
 LanguageArg = Annotated[
-    list[str] | None,
+    list[str] | str | None,
     Field(description="Only these languages, e.g. ['python']; the error lists valid ones."),
+]
+# Whole numbers as the REST API takes them: 3 and 3.0, never "3" or true.
+KArg = Annotated[
+    int, Field(ge=1, le=100, description="How many definitions."), JsonInteger, Strict()
+]
+MaxTokensArg = Annotated[
+    int, Field(ge=1, le=100_000, description="Token budget for the packed code."), JsonInteger,
+    Strict(),
 ]
 
 
@@ -127,14 +145,35 @@ class CollectionsOutput(BaseModel):
     unreadable: dict[str, str] = Field(description="Collections that cannot be opened, and why.")
 
 
-def build_mcp_server(store: Store, collections: CollectionCache | None = None) -> MCPServer:
-    """The MCP server over ``store``; ``collections`` shares open collections with the REST API."""
-    tools = _Tools(store, collections or CollectionCache(store))
+def build_mcp_server(
+    store: Store, collections: CollectionCache | None = None, *,
+    max_query_chars: int = MAX_QUERY_CHARS,
+) -> MCPServer:
+    """The MCP server over ``store``; ``collections`` shares open collections with the REST API,
+    whose query limit ``max_query_chars`` the tools apply too."""
+    tools = _Tools(store, collections or CollectionCache(store), max_query_chars)
     # WARNING: the SDK configures the root logger at this level when nothing else has.
-    server = MCPServer("embedstore", instructions=INSTRUCTIONS, log_level="WARNING")
-    for tool in (tools.search, tools.context, tools.list_collections, tools.index_status):
+    server = _OneLineErrors("embedstore", instructions=INSTRUCTIONS, log_level="WARNING")
+    for tool in (tools.search, tools.context, tools.context_for_code, tools.list_collections,
+                 tools.index_status):
         server.add_tool(tool, structured_output=True)
     return server
+
+
+class _OneLineErrors(MCPServer):
+    """Arguments refused by their schema answer one line naming each field, as the REST API
+    does, where the SDK gives pydantic's multi-line report with a link per error."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            message, _ = describe_invalid(exc.__cause__.errors())
+            raise ToolError(f"invalid arguments for {name}: {message}") from exc.__cause__
 
 
 def _tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
@@ -151,16 +190,17 @@ def _tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 class _Tools:
-    def __init__(self, store: Store, collections: CollectionCache) -> None:
+    def __init__(self, store: Store, collections: CollectionCache, max_query_chars: int) -> None:
         self._store = store
         self._collections = collections
+        self._max_query_chars = max_query_chars
 
     @_tool_errors
     def search(
         self,
         query: Annotated[str, Field(description="What the code does or is, in words or names.")],
         collection: CollectionArg = None,
-        k: Annotated[int, Field(ge=1, le=100, description="How many definitions.")] = 10,
+        k: KArg = 10,
         mode: ModeArg = "hybrid",
         include: IncludeArg = None,
         exclude: ExcludeArg = None,
@@ -170,9 +210,10 @@ class _Tools:
         description, a behaviour or an identifier, best first, each as path:start-end with
         its code. Use it before reading files, to locate where something is implemented, and
         prefer it to grep when you know what the code does but not what it is called."""
+        check_query_length(query, self._max_query_chars)
         with self._lease(collection) as opened:
             filters = _filters(opened, include, exclude, language)
-            hits = opened.search(query, k, mode=mode, filters=filters)
+            hits = search_module.search(opened, query, k, mode=mode, filters=filters)
             found = SearchOutput(collection=opened.name, query=query, mode=mode, results=[
                 SearchHit(
                     path=h.path, start_line=h.start_line, end_line=h.end_line,
@@ -188,9 +229,7 @@ class _Tools:
     def context(
         self,
         query: Annotated[str, Field(description="The task or question the context is for.")],
-        max_tokens: Annotated[
-            int, Field(ge=1, le=100_000, description="Token budget for the packed code.")
-        ] = 2000,
+        max_tokens: MaxTokensArg = 2000,
         collection: CollectionArg = None,
         mode: ModeArg = "hybrid",
         include: IncludeArg = None,
@@ -201,9 +240,10 @@ class _Tools:
         order, each under a path:lines header (long ones cut to their signature and the part
         that matched). Use it to gather background for a change or a question in one call;
         use search instead to locate specific code."""
+        check_query_length(query, self._max_query_chars)
         with self._lease(collection) as opened:
             filters = _filters(opened, include, exclude, language)
-            packed = opened.context(query, max_tokens, mode=mode, filters=filters)
+            packed = context_module.context(opened, query, max_tokens, mode=mode, filters=filters)
             found = ContextOutput(
                 collection=opened.name, query=query, tokens=packed.tokens,
                 max_tokens=packed.max_tokens, text=packed.text,
@@ -212,18 +252,47 @@ class _Tools:
         return _answer(found, found.text or "Nothing relevant fits the budget.")
 
     @_tool_errors
+    def context_for_code(
+        self,
+        code: Annotated[str, Field(description="The file's text before the cursor.")],
+        code_after: Annotated[
+            str | None, Field(description="The file's text after the cursor, if any.")
+        ] = None,
+        path: Annotated[
+            str | None,
+            Field(description="The file's path in the collection; that file is left out."),
+        ] = None,
+        max_tokens: MaxTokensArg = 2000,
+        collection: CollectionArg = None,
+        include: IncludeArg = None,
+        exclude: ExcludeArg = None,
+        language: LanguageArg = None,
+    ) -> Annotated[CallToolResult, ContextOutput]:
+        """What the code at a cursor needs from OTHER files of the repository: signatures
+        (then bodies, budget permitting) of the functions, classes and constants it imports
+        or is about to use, packed into a token budget. Use it before writing or completing
+        code that calls into the rest of the codebase."""
+        if len(code) + len(code_after or "") > MAX_CODE_CHARS:
+            raise ValueError(f"code and code_after may hold at most {MAX_CODE_CHARS:,} characters")
+        with self._lease(collection) as opened:
+            filters = _filters(opened, include, exclude, language)
+            packed = context_for_code(
+                opened, code, code_after=code_after, path=path, max_tokens=max_tokens,
+                filters=filters,
+            )
+            found = ContextOutput(
+                collection=opened.name, query="", tokens=packed.tokens,
+                max_tokens=packed.max_tokens, text=packed.text,
+                blocks=[ContextBlockOutput(path=b.path, ranges=b.ranges) for b in packed.blocks],
+            )
+        return _answer(found, found.text or "No definitions of other files fit the budget.")
+
+    @_tool_errors
     def list_collections(self) -> Annotated[CallToolResult, CollectionsOutput]:
         """The indexed collections: name, folder, sizes, when last indexed and whether files
         changed since. Use it to find the collection name for the other tools when the
         store holds several."""
-        statuses: list[IndexStatus] = []
-        unreadable: dict[str, str] = {}
-        for name in self._store.names():
-            try:
-                with self._lease(name) as opened:
-                    statuses.append(_status(opened))
-            except EmbedstoreError as exc:  # an outdated or damaged one must not hide the others
-                unreadable[name] = str(exc)
+        statuses, unreadable = self._collections.read_each(_status)
         found = CollectionsOutput(collections=statuses, unreadable=unreadable)
         lines = [_status_line(s) for s in statuses]
         lines += [f"{name}: cannot be read: {why}" for name, why in unreadable.items()]
@@ -258,9 +327,10 @@ class _Tools:
 
 
 def _filters(
-    collection: Collection, include: list[str] | None, exclude: list[str] | None,
-    languages: list[str] | None,
+    collection: Collection, include: list[str] | str | None, exclude: list[str] | str | None,
+    language: list[str] | str | None,
 ) -> SearchFilters:
+    languages = _listed(language)
     if languages:
         # Any other name would silently find nothing: say which ones exist here.
         present = sorted({language for _, _, language in db.file_filter_rows(collection.conn)})
@@ -270,9 +340,11 @@ def _filters(
                 f"{', '.join(map(repr, unknown))} is not a language of collection "
                 f"{collection.name!r}; valid here: {', '.join(present) or 'none, it is empty'}"
             )
-    return SearchFilters(
-        include=tuple(include or ()), exclude=tuple(exclude or ()), languages=tuple(languages or ())
-    )
+    return SearchFilters(include=_listed(include), exclude=_listed(exclude), languages=languages)
+
+
+def _listed(value: list[str] | str | None) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value or ())
 
 
 def _status(collection: Collection) -> IndexStatus:

@@ -40,15 +40,22 @@ class Metrics:
             "embedstore_collection_files", "Files and documents per collection", ["collection"],
             registry=self.registry,
         )
+        self.unreadable = Gauge(
+            "embedstore_collection_unreadable",
+            "1 for a collection that cannot be read (damaged, outdated, a full disk)",
+            ["collection"], registry=self.registry,
+        )
 
     def render(self, collections: CollectionCache) -> Response:
-        for gauge in (self.units, self.chunks, self.files):
+        for gauge in (self.units, self.chunks, self.files, self.unreadable):
             gauge.clear()
-        for collection in collections.each():
-            stats = collection.stats()
-            self.units.labels(collection.name).set(stats.units)
-            self.chunks.labels(collection.name).set(stats.chunks)
-            self.files.labels(collection.name).set(stats.files)
+        every, unreadable = collections.read_each(lambda collection: collection.stats())
+        for stats in every:
+            self.units.labels(stats.name).set(stats.units)
+            self.chunks.labels(stats.name).set(stats.chunks)
+            self.files.labels(stats.name).set(stats.files)
+        for name in unreadable:
+            self.unreadable.labels(name).set(1)
         return Response(generate_latest(self.registry), media_type="text/plain; version=0.0.4")
 
     async def middleware(

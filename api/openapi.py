@@ -35,8 +35,8 @@ def _limits(settings: ServerSettings) -> dict[tuple[str, str], dict[str, int]]:
 
     Each keyword lands where its type fits: ``maximum`` on integers,
     ``maxLength`` on strings, ``maxItems`` on arrays of anything but token ids,
-    ``maxIds`` (written as ``maxItems``) on arrays of integers, through ``anyOf``
-    and array items (so ``input: str | list[str] | list[list[int]]`` gets all).
+    ``maxIds`` (written as ``maxItems``) on arrays of integers, through ``anyOf``,
+    ``oneOf`` and array items (so ``input: str | list[str] | list[list[int]]`` gets all).
     """
     query = settings.max_query_chars
     items = settings.max_batch_items
@@ -94,7 +94,7 @@ def _kind(node: dict[str, Any]) -> str | None:
 
 
 def _apply(node: dict[str, Any], keywords: dict[str, int]) -> None:
-    for variant in node.get("anyOf", []):
+    for variant in node.get("anyOf", []) + node.get("oneOf", []):
         _apply(variant, keywords)
     kind = _kind(node)
     for keyword, value in keywords.items():

@@ -6,11 +6,20 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    model_validator,
+)
 
-from embedstore.documents import MAX_ID_CHARS, MAX_PATH_CHARS, PRINTABLE
 from embedstore.encoders.pooling import POOLINGS, get_pooling
-from embedstore.filters import SearchFilters
+from embedstore.ingest.documents import MAX_ID_CHARS, MAX_PATH_CHARS, PRINTABLE
+from embedstore.retrieval.filters import SearchFilters
 
 Mode = Literal["hybrid", "dense", "lexical"]
 IndexKind = Literal["auto", "flat", "ivfpq"]
@@ -73,10 +82,13 @@ Metadata = Annotated[dict[str, Any], AfterValidator(_readable_back)]
 class ErrorDetail(BaseModel):
     code: str
     message: str
+    # OpenAI's error fields, so that its clients read our errors as theirs.
+    type: Literal["invalid_request_error", "server_error"]
+    param: str | None = Field(description="The request field at fault, when one is.")
 
 
 class ErrorBody(BaseModel):
-    """Every error answer: {"error": {"code", "message"}}."""
+    """Every error answer: {"error": {"code", "message", "type", "param"}}."""
 
     error: ErrorDetail
 
@@ -101,6 +113,13 @@ class CollectionInfo(BaseModel):
     index_kind: str
     index: dict[str, Any]
     source_root: str | None
+
+
+class UnreadableCollection(BaseModel):
+    """A collection listed by name only: it cannot be read, and ``unreadable`` says why."""
+
+    name: str
+    unreadable: str
 
 
 class DocumentIn(Strict):
@@ -170,7 +189,12 @@ class Hit(BaseModel):
 
     id: int = Field(description="The unit's id: one per definition, section or window.")
     document_id: str | None
-    path: str
+    collection: str = Field(description="The collection it came from.")
+    path: str = Field(description="Relative to the collection's indexed folder.")
+    abs_path: str | None = Field(description=(
+        "Where the file is on the server: the indexed folder joined with path; null for "
+        "documents pushed by id."
+    ))
     start_line: int
     end_line: int
     match_start_line: int
@@ -189,6 +213,33 @@ class Hit(BaseModel):
     ))
 
 
+CollectionNames = Annotated[
+    list[Annotated[str, Field(pattern=NAME_PATTERN)]],
+    Field(min_length=1, max_length=256,
+          description="Collections to search; omit for every collection of the store."),
+]
+
+
+class ManySearchRequest(SearchRequest):
+    collections: CollectionNames | None = None
+
+
+class ManySearchResponse(BaseModel):
+    query: str
+    collections: list[str]
+    mode: str
+    results: list[Hit]
+
+
+class ManyContextRequest(Strict):
+    query: str = Field(min_length=1)
+    collections: CollectionNames | None = None
+    tokenizer: str | None = Field(default=None, min_length=1, max_length=MAX_PATH_CHARS)
+    max_tokens: Int = Field(default=2000, ge=1, le=200_000)
+    mode: Mode = "hybrid"
+    filters: Filters = Field(default_factory=Filters)
+
+
 class SearchResponse(BaseModel):
     query: str
     collection: str
@@ -203,10 +254,35 @@ class BatchSearchResponse(BaseModel):
 
 
 class ContextRequest(Strict):
-    query: str = Field(min_length=1)
+    """Send ``query`` (words) or ``code`` (a file's text before the cursor), not both."""
+
+    query: str | None = Field(default=None, min_length=1)
+    code: str | None = Field(
+        default=None, description="The file's text before the cursor: code-at-cursor context."
+    )
+    code_after: str | None = Field(
+        default=None, description="The text after the cursor (fill-in-the-middle), with code."
+    )
+    path: str | None = Field(
+        default=None, min_length=1, max_length=MAX_PATH_CHARS,
+        description="The edited file's path in the collection: kept out of the answer.",
+    )
+    tokenizer: str | None = Field(
+        default=None, min_length=1, max_length=MAX_PATH_CHARS,
+        description="What max_tokens counts: a tiktoken encoding name, or a Hugging Face "
+        "tokenizer folder under the server's --allow-root; default: the server's setting.",
+    )
     max_tokens: Int = Field(default=2000, ge=1, le=200_000)
     mode: Mode = "hybrid"
     filters: Filters = Field(default_factory=Filters)
+
+    @model_validator(mode="after")
+    def _one_question(self) -> ContextRequest:
+        if (self.query is None) == (self.code is None):
+            raise ValueError("send exactly one of query or code")
+        if self.code is None and (self.code_after is not None or self.path is not None):
+            raise ValueError("code_after and path go with code")
+        return self
 
 
 class ContextBlockOut(BaseModel):
@@ -231,12 +307,33 @@ class ContextResponse(BaseModel):
 # size depends on the model, so the upper bound is checked by the route.
 TokenId = Annotated[int, Field(ge=0), JsonInteger]
 TokenIds = Annotated[list[TokenId], Field(min_length=1)]
-EmbeddingInput = (
-    NonEmpty
-    | Annotated[list[NonEmpty], Field(min_length=1)]
-    | TokenIds
-    | Annotated[list[TokenIds], Field(min_length=1)]
-)
+
+
+def _input_shape(value: object) -> str | None:
+    """Which of the four shapes an input has, told by its first item: only that shape's
+    errors are reported, not one per shape (an empty text listed all four). The tags are
+    not identifiers, so error messages leave them out (api.errors)."""
+    if isinstance(value, str):
+        return "single-text"
+    if not isinstance(value, list):
+        return None
+    first = value[0] if value else ""
+    if isinstance(first, list):
+        return "token-id-lists"
+    return "token-ids" if isinstance(first, int | float) else "text-list"
+
+
+EmbeddingInput = Annotated[
+    Annotated[NonEmpty, Tag("single-text")]
+    | Annotated[list[NonEmpty], Field(min_length=1), Tag("text-list")]
+    | Annotated[TokenIds, Tag("token-ids")]
+    | Annotated[list[TokenIds], Field(min_length=1), Tag("token-id-lists")],
+    Discriminator(
+        _input_shape, custom_error_type="input_shape",
+        custom_error_message="must be a text, a list of texts, a list of token ids or a "
+        "list of such lists",
+    ),
+]
 
 
 class EmbeddingsRequest(BaseModel):

@@ -39,7 +39,7 @@ from embedstore.encoders.onnx_export import ensure_exported
 from embedstore.encoders.onnx_model import load_exported
 from embedstore.encoders.registry import DEFAULT_ENCODER, bundled_source, load_encoder
 from embedstore.encoders.streams import ENV as STREAMS_ENV
-from embedstore.indexing import IndexOptions, index_folder, text_hash
+from embedstore.ingest.indexer import IndexOptions, index_folder, text_hash
 from embedstore.store.store import Store
 
 HERE = Path(__file__).resolve().parent

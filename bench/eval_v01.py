@@ -38,12 +38,13 @@ def package_tree() -> Path:
 
 def main() -> None:
     sys.path.insert(0, str(package_tree()))
-    from embedstore.indexing import (  # type: ignore[attr-defined]
+    from embedstore.ingest.indexer import (  # type: ignore[attr-defined]
         IndexOptions,
         index_folder,
         parked_identity,
         prepare_collection,
     )
+    from embedstore.retrieval.search import search
     from embedstore.store import db
     from embedstore.store.store import Store
 
@@ -70,7 +71,7 @@ def main() -> None:
         for mode in ("hybrid", "dense", "lexical"):
             ranks: list[int | None] = []
             for q in queries:
-                hits = collection.search(q["query"], 10, mode=mode)
+                hits = search(collection, q["query"], 10, mode=mode)
                 ranks.append(next(
                     (r for r, h in enumerate(hits, start=1)
                      if h.path == q["path"] and h.start_line <= q["def_line"] <= h.end_line),

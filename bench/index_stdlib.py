@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 from stdlib_corpus import stdlib_copy
 
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 
 HERE = Path(__file__).resolve().parent

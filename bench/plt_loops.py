@@ -30,15 +30,15 @@ from typing import Any
 import torch
 from stdlib_corpus import stdlib_copy
 
-from embedstore.encoders.plt.data import build_training_corpus
 from embedstore.encoders.plt.diagnostics import diagnose
 from embedstore.encoders.plt.embedder import token_counter
 from embedstore.encoders.plt.encoder import PLTEncoder
 from embedstore.encoders.plt.family import load_plt
-from embedstore.encoders.plt.train import StepLog, TrainConfig, fit, prepare
 from embedstore.encoders.registry import load_encoder, register_family
 from embedstore.evaluation.runner import run_eval
-from embedstore.indexing import embedding_text
+from embedstore.ingest.indexer import embedding_text
+from embedstore.tuning.plt_data import build_training_corpus
+from embedstore.tuning.plt_train import StepLog, TrainConfig, fit, prepare
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "work" / "plt"

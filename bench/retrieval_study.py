@@ -28,7 +28,7 @@ from stdlib_corpus import stdlib_copy
 
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.dataset import EvalQuery, build_corpus
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.lexical import STOP_WORDS, code_terms, index_terms
 from embedstore.store.store import Store
 
@@ -191,7 +191,7 @@ class LexicalVariant:
 
 
 def lexical_lists(repo: Repo, v: LexicalVariant, n: int = 100) -> list[list[tuple[int, float]]]:
-    from embedstore.units import own_name, owner_name
+    from embedstore.chunking.units import own_name, owner_name
 
     mem = repo.conn
     mem.execute("DROP TABLE IF EXISTS fts")

@@ -46,13 +46,14 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
-from embedstore import freshness
 from embedstore.chunking.types import Chunk
 from embedstore.indexes.shards import build_ivfpq_sharded
-from embedstore.indexing import embedding_text, text_hash
+from embedstore.ingest import freshness
+from embedstore.ingest.indexer import embedding_text, text_hash
+from embedstore.ingest.sources import ScanStats, file_stamps
 from embedstore.lexical import fts_query, query_terms
-from embedstore.search import CANDIDATES
-from embedstore.sources import ScanStats, file_stamps
+from embedstore.retrieval import search as search_module
+from embedstore.retrieval.search import CANDIDATES
 from embedstore.store import db, lexical_index
 from embedstore.store.manifest import Manifest
 from embedstore.store.store import Store
@@ -211,12 +212,13 @@ print(json.dumps({{"build_s": seconds, "peak_rss_mib": {peak}}}))
 OPEN = """
 import json, time
 began = time.perf_counter()
+from embedstore.retrieval.search import search
 from embedstore.store.store import Store
 imported = time.perf_counter()
 collection = Store({store!r}).open({name!r})
 index = collection.vector_index()
 opened = time.perf_counter()
-hits = collection.search({query!r}, 10)
+hits = search(collection, {query!r}, 10)
 first = time.perf_counter()
 print(json.dumps({{"import_s": imported - began, "open_s": opened - imported,
     "first_query_s": first - opened, "rss_mib": {peak}, "hits": len(hits)}}))
@@ -229,7 +231,7 @@ def ray_add(
     """Seconds to start a local Ray cluster and to add the shards as Ray tasks."""
     import ray
 
-    from embedstore.ray_index import build_ivfpq_on_ray
+    from embedstore.ingest.ray_index import build_ivfpq_on_ray
 
     _, start_s = timed(lambda: ray.init(num_cpus=os.cpu_count(), include_dashboard=False,
                                         log_to_driver=False))
@@ -322,7 +324,7 @@ def main() -> None:
     modes = {}
     for mode in ("dense", "hybrid", "lexical"):
         def search(q: str, mode: str = mode) -> object:
-            return collection.search(q, K, mode=mode)
+            return search_module.search(collection, q, K, mode=mode)
 
         modes[mode] = percentiles(each_timed(search, queries)[0])
         say(f"  search {mode}: {modes[mode]}")
@@ -398,7 +400,7 @@ def reindex(store_root: Path, tree: Path) -> dict[str, Any]:
         runs[label] = {"wall_s": round(seconds, 2), "output": done.stdout.strip().splitlines()[-3:]}
         say(f"  re-index, {label}: {seconds:.2f} s")
     check = Store(store_root).open(NAME)
-    hits = check.search("scale_bench_marker", 1, mode="lexical")
+    hits = search_module.search(check, "scale_bench_marker", 1, mode="lexical")
     runs["edit_found"] = bool(hits) and hits[0].path == f"r01/{EDITED}"
     check.close()
     return runs

@@ -22,6 +22,7 @@ import statistics
 import time
 from pathlib import Path
 
+from embedstore.retrieval.search import search
 from embedstore.store.store import Store
 
 HERE = Path(__file__).resolve().parent
@@ -51,7 +52,7 @@ def main() -> None:
     encoder = collection.query_encoder
     rows = []
     for q in queries[:20]:  # warm-up: model, FAISS index, SQLite pages
-        collection.search(q, 10)
+        search(collection, q, 10)
     encode_ms = []
     for q in queries:
         began = time.perf_counter()
@@ -62,7 +63,7 @@ def main() -> None:
         ms = []
         for q in queries:
             began = time.perf_counter()
-            collection.search(q, 10, mode=mode)
+            search(collection, q, 10, mode=mode)
             ms.append((time.perf_counter() - began) * 1000)
         rows.append({"what": f"search, {mode}, k=10", **percentiles(ms)})
     stats = collection.stats()

@@ -7,20 +7,20 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from embedstore.cli.common import JsonOption, StoreOption, cli_errors, open_store, out, print_json
-from embedstore.errors import OutdatedCollectionError
+from embedstore.errors import EmbedstoreError, OutdatedCollectionError
 
 if TYPE_CHECKING:
-    from embedstore.freshness import Freshness
+    from embedstore.ingest.freshness import Freshness
 
 
 @cli_errors
 def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """List the collections in the store."""
     # Imported here, as in `info`: the store and numpy, which `--help` must not load (issue 9).
-    from embedstore import freshness
-
+    from embedstore.ingest import freshness
     the_store = open_store(store)
     rows: list[dict[str, object]] = []
     fresh: dict[str, Freshness] = {}
@@ -30,8 +30,12 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
             stats = collection.stats()
             fresh[name] = freshness.check(collection)
         except OutdatedCollectionError as exc:
-            # One collection of an older format must not hide the others.
+            # One collection of an older format must not hide the others,
             rows.append({"name": name, "outdated": str(exc)})
+            continue
+        except EmbedstoreError as exc:
+            # nor one that is damaged or cannot be read (a full disk).
+            rows.append({"name": name, "unreadable": str(exc)})
             continue
         rows.append({
             "name": name, "files": stats.files, "units": stats.units, "chunks": stats.chunks,
@@ -54,6 +58,11 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
             table.add_row(str(row["name"]), "-", "-", "-", "outdated: re-index with --rebuild",
                           "-", "-", "-", "-")
             continue
+        if "unreadable" in row:
+            # Escaped: an OS error's message holds brackets ("[Errno 28]").
+            table.add_row(str(row["name"]), "-", "-", "-",
+                          escape(f"unreadable: {row['unreadable']}"), "-", "-", "-", "-")
+            continue
         name = str(row["name"])
         table.add_row(
             name, f"{row['files']:,}", f"{row['units']:,}", f"{row['chunks']:,}",
@@ -70,8 +79,8 @@ def info(
     as_json: JsonOption = False,
 ) -> None:
     """Show a collection's encoder, index, sizes and whether its folder changed since."""
-    from embedstore import freshness
     from embedstore.encoders.onnx_model import has_export
+    from embedstore.ingest import freshness
     from embedstore.store.lexical_index import segment_state
 
     the_store = open_store(store)

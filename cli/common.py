@@ -66,6 +66,24 @@ def open_collection(store: Path | None, name: str | None) -> Collection:
     return the_store.open(name)
 
 
+NamesOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--name", "-n", metavar="NAME",
+        help="Collection to search; repeat for several [default: every collection].",
+    ),
+]
+
+
+def open_collections(store: Path | None, names: list[str] | None) -> list[Collection]:
+    """The named collections (each once), or every collection of the store."""
+    the_store = open_store(store)
+    chosen = list(dict.fromkeys(names)) if names else the_store.names()
+    if not chosen:
+        raise UserInputError("the store has no collection yet: run `embedstore index PATH` first")
+    return [the_store.open(name) for name in chosen]
+
+
 def print_json(data: Any) -> None:
     # Plain print: Rich would wrap long lines and break the JSON.
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -1,13 +1,24 @@
-"""`embedstore context QUERY --max-tokens N`: a prompt-ready RAG context."""
+"""`embedstore context QUERY` or `context --at PATH:LINE`: a prompt-ready context.
+
+With QUERY, the definitions that answer a question in words; with --at (or
+--code), what the code at a cursor needs from other files (code-at-cursor).
+"""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from embedstore.cli.common import NameOption, StoreOption, cli_errors, open_collection, print_json
+from embedstore.cli.common import (
+    NamesOption,
+    StoreOption,
+    cli_errors,
+    open_collections,
+    print_json,
+)
 from embedstore.cli.search_args import (
     ContextFormat,
     ExcludeOption,
@@ -18,18 +29,52 @@ from embedstore.cli.search_args import (
     make_filters,
     output_format,
 )
+from embedstore.errors import UserInputError
+
+if TYPE_CHECKING:
+    from embedstore.store.collection import Collection
 
 
 @cli_errors
 def context(
     query: Annotated[
-        str, typer.Argument(metavar="QUERY", help="The question or task the context is for.")
-    ],
+        str | None,
+        typer.Argument(metavar="[QUERY]", help="The question or task the context is for."),
+    ] = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at", metavar="PATH:LINE",
+            help="Code-at-cursor: the file on disk, the cursor at the start of LINE.",
+        ),
+    ] = None,
+    code: Annotated[
+        str | None,
+        typer.Option(
+            "--code", metavar="FILE|-",
+            help="Code-at-cursor: the text before the cursor, from a file or stdin (-).",
+        ),
+    ] = None,
+    path: Annotated[
+        str | None,
+        typer.Option(
+            "--path", metavar="PATH",
+            help="With --code: the edited file's path in the collection (kept out).",
+        ),
+    ] = None,
     max_tokens: Annotated[
         int,
-        typer.Option("--max-tokens", min=1, metavar="N", help="Token budget (encoder tokenizer)."),
+        typer.Option("--max-tokens", min=1, metavar="N", help="Token budget."),
     ] = 2000,
-    name: NameOption = None,
+    tokenizer: Annotated[
+        str | None,
+        typer.Option(
+            "--tokenizer", metavar="NAME|DIR",
+            help="What the budget counts: a tiktoken encoding (cl100k_base) or a Hugging Face "
+            "tokenizer folder [default: the encoder's tokenizer].",
+        ),
+    ] = None,
+    names: NamesOption = None,
     mode: ModeOption = "hybrid",
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
@@ -45,14 +90,45 @@ def context(
     ] = "text",
     as_json: JsonAliasOption = False,
 ) -> None:
-    """Print the best definitions packed into a token budget, each under a path:lines header."""
+    """Print the best definitions packed into a token budget, each under a path:lines header.
+
+    Give a QUERY in words, or the code at a cursor with --at PATH:LINE (or --code).
+    """
     output = output_format(fmt, as_json)
-    collection = open_collection(store, name)
-    filters = make_filters(collection, mode, include, exclude, language, None)
-    packed = collection.context(query, max_tokens, mode=mode, filters=filters)
+    if sum(x is not None for x in (query, at, code)) != 1:
+        raise typer.BadParameter("give exactly one of QUERY, --at or --code")
+    if path is not None and code is None:
+        raise typer.BadParameter("--path goes with --code", param_hint="'--path'")
+    collections = open_collections(store, names)
+    filters = make_filters(collections, mode, include, exclude, language, None)
+    # Lazy: `context --help` never loads the retrieval layer.
+    from embedstore.retrieval.code_context import context_for_code
+    from embedstore.retrieval.context import context, encoder_prompt_counter
+    from embedstore.retrieval.federation import LocalMember, context_members
+    from embedstore.retrieval.tokenizers import load_tokenizer
+
+    answered_by = collections[0].name if len(collections) == 1 else None
+    count = load_tokenizer(tokenizer) if tokenizer else encoder_prompt_counter(collections[0])
+    if query is not None and len(collections) > 1:
+        packed = context_members([LocalMember(c) for c in collections], query, max_tokens, count,
+                                 mode=mode, filters=filters)
+    elif query is not None:
+        packed = context(
+            collections[0], query, max_tokens, mode=mode, filters=filters, count_tokens=count
+        )
+    else:
+        file = Path(at.rpartition(":")[0]) if at else None
+        collection = collection_for(collections, file)
+        answered_by = collection.name
+        before, after, rel_path = cursor_code(at, code, path, collection.manifest.source_root)
+        packed = context_for_code(
+            collection, before, code_after=after, path=rel_path, max_tokens=max_tokens,
+            tokenizer=tokenizer, filters=filters,
+        )
     if output == "json":
         print_json({
-            "query": query, "collection": collection.name, "tokens": packed.tokens,
+            "query": query or "", "collection": answered_by,
+            "collections": [c.name for c in collections], "tokens": packed.tokens,
             "max_tokens": packed.max_tokens, "text": packed.text,
             "blocks": [
                 {"path": b.path, "start_line": b.start_line, "end_line": b.end_line,
@@ -62,3 +138,54 @@ def context(
         })
         return
     sys.stdout.write(packed.text + "\n")
+
+
+def collection_for(collections: list[Collection], file: Path | None) -> Collection:
+    """The collection the code at a cursor belongs to: the one whose folder holds ``file``,
+    or the only one."""
+    if file is not None:
+        resolved = file.resolve()
+        for c in collections:
+            root = c.manifest.source_root
+            if root is not None and resolved.is_relative_to(root):
+                return c
+    if len(collections) == 1:
+        return collections[0]
+    raise UserInputError(
+        f"several collections exist ({', '.join(c.name for c in collections)}) and none holds "
+        "the file: choose one with --name"
+    )
+
+
+def cursor_code(
+    at: str | None, code: str | None, path: str | None, source_root: str | None
+) -> tuple[str, str | None, str | None]:
+    """(code before the cursor, code after it, the file's path in the collection)."""
+    if code is not None:
+        text = sys.stdin.read() if code == "-" else read_text(Path(code))
+        return text, None, path
+    assert at is not None
+    file, _, line = at.rpartition(":")
+    if not file or not line.isdigit() or int(line) < 1:
+        raise typer.BadParameter(f"expected PATH:LINE, got {at!r}", param_hint="'--at'")
+    on_disk = Path(file)
+    lines = read_text(on_disk).split("\n")
+    cut = min(int(line), len(lines) + 1) - 1
+    before = "\n".join(lines[:cut]) + ("\n" if cut else "")
+    return before, "\n".join(lines[cut:]), collection_path(on_disk, source_root)
+
+
+def read_text(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UserInputError(f"cannot read {str(file)!r}: {exc.strerror}") from None
+
+
+def collection_path(file: Path, source_root: str | None) -> str | None:
+    """``file`` relative to the indexed folder, if it lies in it."""
+    if source_root is None:
+        return None
+    resolved = file.resolve()
+    root = Path(source_root)
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else None

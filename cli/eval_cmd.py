@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -27,6 +27,13 @@ def evaluate(
     paths: Annotated[
         list[Path], typer.Argument(help="Repositories to benchmark (their documented functions).")
     ],
+    task: Annotated[
+        Literal["search", "completion"],
+        typer.Option(
+            help="search: docstring sentences find their functions; completion: the code "
+            "before a cursor finds the definitions of other files its next line uses.",
+        ),
+    ] = "search",
     encoder: Annotated[
         str | None, typer.Option(help="Encoder to evaluate [default: all-MiniLM-L6-v2].")
     ] = None,
@@ -67,13 +74,43 @@ def evaluate(
         bool,
         typer.Option(help="Also encode without the path/context header and compare (2x time)."),
     ] = False,
+    max_cases: Annotated[
+        int | None,
+        typer.Option(min=1, help="Completion: cursors sampled per repository [default: 200]."),
+    ] = None,
+    budget: Annotated[
+        list[int] | None,
+        typer.Option(
+            min=1, metavar="TOKENS",
+            help="Completion: context budget (repeatable) [default: 512, 1024, 2048, 4096].",
+        ),
+    ] = None,
+    row: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="ROW", help="Completion: retriever to score (repeatable) [default: all].",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Benchmark retrieval: docstring first sentences as queries, their functions as answers."""
+    """Benchmark retrieval: docstring first sentences as queries, their functions as answers.
+
+    With --task completion: cursors in Python files as queries, the definitions
+    of other files that their line uses as answers.
+    """
+    _refuse_other_task_options(task, {
+        "--mode": mode is not None, "--index": index_kind is not None, "--strict": strict,
+        "--per-query": per_query is not None, "--reuse": reuse is not None,
+        "--header-ablation": header_ablation, "--max-cases": max_cases is not None,
+        "--budget": budget is not None, "--row": row is not None,
+    })
+    if task == "completion":
+        _evaluate_completion(paths, encoder, seed, max_cases, budget, row, work, as_json)
+        return
     # Imported here: `embedstore --help` and `list` must not pay for it (issue 9).
     from embedstore.cli.progress import RichProgress
     from embedstore.evaluation.runner import DEFAULT_INDEX_KINDS, run_eval
-    from embedstore.search import SEARCH_MODES
+    from embedstore.retrieval.search import SEARCH_MODES
 
     source = open_store(store).open(reuse) if reuse else None
     with RichProgress(err, enabled=not as_json) as progress:
@@ -87,6 +124,49 @@ def evaluate(
         print_json(asdict(report))
     else:
         print_table(report)
+
+
+_COMPLETION_ONLY = ("--max-cases", "--budget", "--row")
+
+
+def _refuse_other_task_options(task: str, given: dict[str, bool]) -> None:
+    """An option of the other task would be ignored without a word: a usage error instead."""
+    for option, present in given.items():
+        if present and (option in _COMPLETION_ONLY) != (task == "completion"):
+            other = "search" if task == "completion" else "completion"
+            raise typer.BadParameter(f"it applies to --task {other}", param_hint=f"'{option}'")
+
+
+def _evaluate_completion(
+    paths: list[Path], encoder: str | None, seed: int, max_cases: int | None,
+    budgets: list[int] | None, rows: list[str] | None, work: Path | None, as_json: bool,
+) -> None:
+    from embedstore.cli.progress import RichProgress
+    from embedstore.evaluation.completion import (
+        DEFAULT_BUDGETS,
+        DEFAULT_MAX_CASES,
+        ROWS,
+        check_rows,
+        markdown_report,
+        run_completion,
+    )
+
+    try:
+        check_rows(rows or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--row'") from None
+    with RichProgress(err, enabled=not as_json) as progress:
+        report = run_completion(
+            paths, encoder=encoder, seed=seed,
+            max_cases=DEFAULT_MAX_CASES if max_cases is None else max_cases,
+            budgets=tuple(budgets or DEFAULT_BUDGETS), rows=tuple(rows or ROWS), work=work,
+            progress=progress,
+        )
+    if as_json:
+        print_json(asdict(report))
+    else:
+        # Plain text: the table is markdown, and its CIs' brackets are no Rich markup.
+        out.print(markdown_report(report), markup=False, end="")
 
 
 def print_table(report: EvalReport) -> None:

@@ -19,7 +19,7 @@ from embedstore.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from embedstore.indexing import IndexReport
+    from embedstore.ingest.indexer import IndexReport
 
 
 @cli_errors
@@ -68,7 +68,7 @@ def index(
     """Index a folder into a collection; re-running it updates only what changed."""
     # Imported here: `embedstore --help` and `list` must not pay for it (issue 9).
     from embedstore.cli.progress import RichProgress
-    from embedstore.indexing import IndexOptions, index_folder
+    from embedstore.ingest.indexer import IndexOptions, index_folder
 
     options = IndexOptions(
         name=name, encoder=encoder, pooling=pooling, index_kind=index_kind,

@@ -67,9 +67,9 @@ def train(
     import torch
 
     from embedstore.cli.progress import TrainingProgress
-    from embedstore.encoders.plt.train import TrainConfig
-    from embedstore.encoders.plt.train import train as run_training
-    from embedstore.indexing import embedding_text
+    from embedstore.ingest.indexer import embedding_text
+    from embedstore.tuning.plt_train import TrainConfig
+    from embedstore.tuning.plt_train import train as run_training
 
     config = TrainConfig(
         teacher=teacher, loops=loops, d_model=d_model, n_layers=layers, n_heads=heads,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 if TYPE_CHECKING:
-    from embedstore.filters import SearchFilters
+    from embedstore.retrieval.filters import SearchFilters
     from embedstore.store.collection import Collection
 
 ModeOption = Annotated[
@@ -53,7 +54,7 @@ ContextFormat = Literal["text", "json"]
 
 
 def make_filters(
-    collection: Collection,
+    collections: Sequence[Collection],
     mode: str,
     include: list[str] | None,
     exclude: list[str] | None,
@@ -62,7 +63,7 @@ def make_filters(
 ) -> SearchFilters:
     """The filters of a search, refusing values that could only ever match nothing."""
     # Imported here: app.py loads this module for every command, `list` included.
-    from embedstore.filters import SearchFilters
+    from embedstore.retrieval.filters import SearchFilters
 
     if min_score is not None and mode == "lexical":
         # Only the dense side scores by cosine; BM25 has no fixed scale to hold a floor to.
@@ -72,24 +73,27 @@ def make_filters(
             param_hint="'--min-score'",
         )
     if languages:
-        _check_languages(collection, languages)
+        _check_languages(collections, languages)
     return SearchFilters(
         include=tuple(include or ()), exclude=tuple(exclude or ()),
         languages=tuple(languages or ()), min_score=min_score,
     )
 
 
-def _check_languages(collection: Collection, languages: list[str]) -> None:
-    # The collection's own languages are the valid ones: documents pushed through
+def _check_languages(collections: Sequence[Collection], languages: list[str]) -> None:
+    # The collections' own languages are the valid ones: documents pushed through
     # the API may carry any language name, and any other name finds nothing.
     from embedstore.store import db
 
-    present = sorted({language for _, _, language in db.file_filter_rows(collection.conn)})
+    present = sorted({language for c in collections
+                      for _, _, language in db.file_filter_rows(c.conn)})
     unknown = [name for name in languages if name not in present]
     if unknown:
+        where = (f"collection {collections[0].name!r}" if len(collections) == 1
+                 else "these collections")
         raise typer.BadParameter(
-            f"{', '.join(map(repr, unknown))} is not a language of collection "
-            f"{collection.name!r}; valid here: {', '.join(present) or 'none, it is empty'}",
+            f"{', '.join(map(repr, unknown))} is not a language of {where}; "
+            f"valid here: {', '.join(present) or 'none, it is empty'}",
             param_hint="'--language'",
         )
 

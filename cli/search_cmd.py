@@ -8,15 +8,21 @@ import typer
 from rich.markup import escape
 
 from embedstore.cli.common import (
-    NameOption,
+    NamesOption,
     StoreOption,
     cli_errors,
     err,
-    open_collection,
+    open_collections,
     out,
     print_json,
 )
-from embedstore.cli.formats import print_jsonl, print_vimgrep, result_json
+from embedstore.cli.formats import (
+    editor_path,
+    print_files,
+    print_jsonl,
+    print_vimgrep,
+    result_json,
+)
 from embedstore.cli.search_args import (
     ExcludeOption,
     IncludeOption,
@@ -31,7 +37,7 @@ from embedstore.cli.search_args import (
 )
 
 if TYPE_CHECKING:
-    from embedstore.search import SearchResult
+    from embedstore.retrieval.search import SearchResult
 
 
 @cli_errors
@@ -39,7 +45,7 @@ def search(
     query: Annotated[
         str, typer.Argument(metavar="QUERY", help="What you are looking for, in words or code.")
     ],
-    name: NameOption = None,
+    names: NamesOption = None,
     k: Annotated[
         int, typer.Option("-k", "--top", metavar="K", help="Number of results (1-1000).")
     ] = 10,
@@ -60,8 +66,17 @@ def search(
         ),
     ] = "text",
     as_json: JsonAliasOption = False,
+    files_only: Annotated[
+        bool,
+        typer.Option("-l", "--files-with-matches",
+                     help="Print only the paths of files with a hit, one per file, best first."),
+    ] = False,
 ) -> None:
-    """Search a collection; prints each definition's path:start-end, score and head.
+    """Search collections; prints each definition's path:start-end, score and head.
+
+    Without --name every collection of the store is searched; hits are merged by
+    a score that compares across them (their encoders must match, except in
+    lexical mode). Paths are printed from the current folder when the file is there.
 
     The score is what ranked a hit, by --mode. dense: the cosine similarity of
     the query's and the definition's embeddings (-1..1). lexical: its BM25
@@ -71,47 +86,66 @@ def search(
     returned fewer than the max(k, 100) candidates it was asked for.
     """
     output = output_format(fmt, as_json)
-    collection = open_collection(store, name)
+    collections = open_collections(store, names)
     results: list[SearchResult] = []
-    if collection.stats().chunks == 0:
+    searchable = [c for c in collections if c.stats().chunks > 0]
+    for empty in (c for c in collections if c not in searchable):
         # Said before the model loads. A program still gets a well-formed (empty)
         # answer on stdout, the reason on stderr.
-        note = (f"Collection {collection.name!r} has 0 chunks: nothing to search. Index a "
-                f"folder into it: embedstore index PATH --name {collection.name}")
-        if output == "text":
+        note = (f"Collection {empty.name!r} has 0 chunks: nothing to search. Index a "
+                f"folder into it: embedstore index PATH --name {empty.name}")
+        if output == "text" and not searchable:
             out.print(note, markup=False)
             return
         err.print(note, markup=False)
-    else:
-        filters = make_filters(collection, mode, include, exclude, language, min_score)
-        results = collection.search(query, k, mode=mode, filters=filters, nprobe=nprobe)
-    if output == "json":
+    if searchable:
+        # Lazy: `search --help` never loads the retrieval layer.
+        from embedstore.retrieval import search as search_module
+        from embedstore.retrieval.federation import LocalMember, search_members
+
+        filters = make_filters(searchable, mode, include, exclude, language, min_score)
+        if len(searchable) == 1:
+            results = search_module.search(
+                searchable[0], query, k, mode=mode, filters=filters, nprobe=nprobe
+            )
+        else:
+            members = [LocalMember(c) for c in searchable]
+            results = search_members(members, query, k, mode=mode, filters=filters)
+    several = len(collections) > 1
+    if files_only:
+        print_files(results)
+    elif output == "json":
+        one = collections[0]
         print_json({
-            "query": query, "collection": collection.name, "mode": mode,
-            "source_root": collection.manifest.source_root,
+            "query": query, "mode": mode,
+            "collection": None if several else one.name,
+            "collections": [c.name for c in collections],
+            "source_root": None if several else one.manifest.source_root,
             "results": [result_json(r) for r in results],
         })
     elif output == "jsonl":
         print_jsonl(results)
     elif output == "vimgrep":
-        print_vimgrep(results, collection.manifest.source_root)
+        print_vimgrep(results)
     elif not results:
         out.print("No results.")
     else:
         for rank, r in enumerate(results, start=1):
-            _print_hit(rank, r)
+            _print_hit(rank, r, several)
 
 
-def _print_hit(rank: int, r: SearchResult) -> None:
+def _print_hit(rank: int, r: SearchResult, several: bool) -> None:
     # Imported here: app.py loads this module for every command, `list` included.
     from rich.syntax import Syntax
 
-    from embedstore.preview import matched_lines, preview
+    from embedstore.retrieval.preview import matched_lines, preview
 
     # Escaped: paths and names may hold brackets (`pages/[id].tsx`).
     symbol = f"  [dim]{escape(r.symbol)}[/dim]" if r.symbol else ""
+    where = f"{editor_path(r)}:{r.start_line}-{r.end_line}"
+    source = f"  [dim]\\[{escape(r.collection)}][/dim]" if several else ""
     out.print(
-        f"[bold]{rank}. {escape(r.location)}[/bold]  score {r.score:.3f} ({r.found_by}){symbol}"
+        f"[bold]{rank}. {escape(where)}[/bold]  score {r.score:.3f} ({r.found_by}){symbol}{source}"
     )
     shown = preview(r)
     marked = set(matched_lines(r))

@@ -18,8 +18,10 @@ def serve(
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
     api_key: Annotated[
         list[str] | None,
-        typer.Option("--api-key", envvar="EMBEDSTORE_API_KEYS", metavar="KEY",
-                     help="Bearer key (repeatable)."),
+        # No envvar here: ServerSettings reads EMBEDSTORE_API_KEYS itself, split at
+        # commas, where Click would take "k1,k2" for one key.
+        typer.Option("--api-key", metavar="KEY", help="Bearer key (repeatable) [default: "
+                     "$EMBEDSTORE_API_KEYS, comma-separated]."),
     ] = None,
     allow_root: Annotated[
         list[Path] | None,

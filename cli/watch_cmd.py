@@ -13,7 +13,7 @@ from embedstore.cli.common import StoreOption, cli_errors, err, open_store, out
 
 if TYPE_CHECKING:
     from embedstore.errors import EmbedstoreError
-    from embedstore.indexing import IndexReport
+    from embedstore.ingest.indexer import IndexReport
 
 
 @cli_errors
@@ -32,8 +32,8 @@ def watch(
     import asyncio
 
     from embedstore.cli.progress import RichProgress
-    from embedstore.indexing import IndexOptions, index_folder
-    from embedstore.watch import watch_folder
+    from embedstore.ingest.indexer import IndexOptions, index_folder
+    from embedstore.ingest.watch import watch_folder
 
     the_store = open_store(store)
     options = IndexOptions(name=name)
@@ -50,7 +50,7 @@ def watch(
 
 
 def _print(report: IndexReport) -> None:
-    from embedstore.watch import describe
+    from embedstore.ingest.watch import describe
 
     out.print(f"{time.strftime('%H:%M:%S')} {escape(describe(report))}")
 

@@ -44,6 +44,10 @@ class CorruptCollectionError(EmbedstoreError):
     """A collection's files cannot be read and cannot be repaired."""
 
 
+class StorageError(EmbedstoreError):
+    """The store's files cannot be read or written: a full disk, an I/O error, no permission."""
+
+
 class IndexTooSmallError(EmbedstoreError, ValueError):
     """The collection holds too few vectors for the index kind it asks for (IVF-PQ)."""
 

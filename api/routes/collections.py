@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from embedstore.api.deps import CollectionDep, CollectionName, StateDep
-from embedstore.api.schemas import CollectionCreate, CollectionInfo
+from embedstore.api.schemas import CollectionCreate, CollectionInfo, UnreadableCollection
 from embedstore.errors import CollectionExistsError
-from embedstore.indexing import IndexOptions, prepare_collection
+from embedstore.ingest.indexer import IndexOptions, prepare_collection
 from embedstore.store.collection import Collection
 
 router = APIRouter(prefix="/v1/collections", tags=["collections"])
@@ -25,8 +25,12 @@ def info_of(collection: Collection) -> CollectionInfo:
 
 
 @router.get("")
-def list_collections(state: StateDep) -> list[CollectionInfo]:
-    return [info_of(collection) for collection in state.collections.each()]
+def list_collections(state: StateDep) -> list[CollectionInfo | UnreadableCollection]:
+    """Every collection; one that cannot be read (damaged, outdated) is listed with why."""
+    infos, unreadable = state.collections.read_each(info_of)
+    listed: list[CollectionInfo | UnreadableCollection] = [*infos]
+    listed += [UnreadableCollection(name=name, unreadable=why) for name, why in unreadable.items()]
+    return sorted(listed, key=lambda entry: entry.name)
 
 
 @router.post("", status_code=201)

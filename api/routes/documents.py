@@ -11,8 +11,8 @@ from starlette.exceptions import HTTPException
 
 from embedstore.api.deps import CollectionDep, StateDep
 from embedstore.api.schemas import DocumentOut, DocumentsUpsert
-from embedstore.documents import Document, check_distinct
-from embedstore.indexing import delete_documents, upsert_documents
+from embedstore.ingest.documents import Document, check_distinct
+from embedstore.ingest.indexer import delete_documents, upsert_documents
 from embedstore.store import db
 
 router = APIRouter(prefix="/v1/collections/{name}/documents", tags=["documents"])

@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 from embedstore.api.deps import CollectionName, StateDep
 from embedstore.api.openapi import FORBIDDEN_RESPONSE
 from embedstore.api.schemas import IndexRequest
-from embedstore.indexing import IndexOptions
+from embedstore.ingest.indexer import IndexOptions
 
 router = APIRouter(prefix="/v1", tags=["jobs"])
 
@@ -24,16 +24,26 @@ def allowed_path(requested: str, roots: list[Path]) -> Path:
         )
     bases = [r.resolve() for r in roots]
     candidate = Path(requested)
-    resolved = (candidate if candidate.is_absolute() else bases[0] / candidate).resolve()
+    try:
+        resolved = (candidate if candidate.is_absolute() else bases[0] / candidate).resolve()
+    except RuntimeError:  # Python 3.11's resolve says so of a loop of links
+        raise HTTPException(404, f"{requested!r} is a loop of symbolic links") from None
     if not any(resolved == b or resolved.is_relative_to(b) for b in bases):
         raise HTTPException(403, f"{requested!r} is outside the folders this server may index")
     return resolved
 
 
+def _is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # is_dir passes only "no such file" errors, not "name too long"
+        return False
+
+
 @router.post("/collections/{name}/index", status_code=202, responses=FORBIDDEN_RESPONSE)
 def start_index_job(name: CollectionName, body: IndexRequest, state: StateDep) -> dict[str, Any]:
     folder = allowed_path(body.path, state.settings.allowed_roots)
-    if not folder.is_dir():
+    if not _is_folder(folder):
         raise HTTPException(404, f"{body.path!r} is not a folder on the server")
     options = IndexOptions(name=name, rebuild=body.rebuild, index_kind=body.index_kind)
     job = state.jobs.submit(name, folder, options)

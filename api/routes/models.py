@@ -21,8 +21,12 @@ async def served_models(state: AppState) -> dict[str, list[str]]:
 
     def collect() -> dict[str, list[str]]:
         served: dict[str, list[str]] = {DEFAULT_ENCODER: []}
-        for collection in state.collections.each():
-            served.setdefault(collection.manifest.encoder, []).append(collection.name)
+        # One that cannot be read serves nothing; GET /v1/collections says why.
+        encoders, _ = state.collections.read_each(
+            lambda collection: (collection.manifest.encoder, collection.name)
+        )
+        for encoder, name in encoders:
+            served.setdefault(encoder, []).append(name)
         return served
 
     return await run_in_threadpool(collect)

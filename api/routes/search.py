@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 from fastapi import APIRouter
 
-from embedstore import search as search_module
 from embedstore.api.deps import CollectionDep, StateDep
 from embedstore.api.highlight import highlight
+from embedstore.api.limits import check_query_length
+from embedstore.api.routes.jobs import allowed_path
 from embedstore.api.schemas import (
     BatchSearchRequest,
     BatchSearchResponse,
@@ -20,31 +21,47 @@ from embedstore.api.schemas import (
     SearchResponse,
 )
 from embedstore.api.state import AppState
-from embedstore.search import SearchResult
+from embedstore.chunking.types import TokenCounter
+from embedstore.retrieval import context as context_module
+from embedstore.retrieval import search as search_module
+from embedstore.retrieval.code_context import context_for_code
+from embedstore.retrieval.context import RagContext
+from embedstore.retrieval.search import SearchResult
+from embedstore.retrieval.tokenizers import load_tokenizer
 from embedstore.store.collection import Collection
 
 router = APIRouter(prefix="/v1/collections/{name}", tags=["search"])
 
 
-def _check(state: AppState, queries: list[str], k: int) -> None:
+def tokenizer_for(state: AppState, requested: str | None) -> TokenCounter | None:
+    """The requested tokenizer (a tiktoken name, or a folder under an allowed root), else
+    the server's."""
+    if requested is None:
+        spec = state.settings.tokenizer
+    elif "/" in requested or requested.startswith("."):
+        spec = str(allowed_path(requested, state.settings.allowed_roots))
+    else:
+        spec = requested
+    return load_tokenizer(spec) if spec else None
+
+
+def check_queries(state: AppState, queries: list[str], k: int) -> None:
     limits = state.settings
     if k > limits.max_k:
         raise ValueError(f"k must be at most {limits.max_k}, got {k}")
     if len(queries) > limits.max_batch_items:
         raise ValueError(f"at most {limits.max_batch_items} queries per request")
     for q in queries:
-        if len(q) > limits.max_query_chars:
-            raise ValueError(
-                f"a query has {len(q):,} characters; the limit is {limits.max_query_chars:,}"
-            )
+        check_query_length(q, limits.max_query_chars)
 
 
-def _hit(r: SearchResult, with_html: bool) -> Hit:
+def hit_out(r: SearchResult, with_html: bool) -> Hit:
     return Hit(
         id=r.id, document_id=r.document_id, path=r.path, start_line=r.start_line,
         end_line=r.end_line, match_start_line=r.match_start_line,
         match_end_line=r.match_end_line, kind=r.kind, language=r.language, score=r.score,
         text=r.text, symbol=r.symbol, found_by=r.found_by, dense_score=r.dense_score,
+        collection=r.collection, abs_path=r.abs_path,
         lexical_score=r.lexical_score, html=highlight(r) if with_html else None,
     )
 
@@ -77,13 +94,13 @@ async def _run_searches(
 async def search(
     body: SearchRequest, state: StateDep, collection: CollectionDep
 ) -> SearchResponse:
-    _check(state, [body.query], body.k)
+    check_queries(state, [body.query], body.k)
     (results,) = await _run_searches(
         state, collection, [body.query], body.k, body.mode, body.filters, body.nprobe
     )
     return SearchResponse(
         query=body.query, collection=collection.name, mode=body.mode,
-        results=[_hit(r, body.highlight) for r in results],
+        results=[hit_out(r, body.highlight) for r in results],
     )
 
 
@@ -91,7 +108,7 @@ async def search(
 async def search_batch(
     body: BatchSearchRequest, state: StateDep, collection: CollectionDep
 ) -> BatchSearchResponse:
-    _check(state, body.queries, body.k)
+    check_queries(state, body.queries, body.k)
     per_query = await _run_searches(
         state, collection, body.queries, body.k, body.mode, body.filters, body.nprobe
     )
@@ -99,7 +116,7 @@ async def search_batch(
         collection=collection.name, mode=body.mode,
         results=[
             SearchResponse(query=q, collection=collection.name, mode=body.mode,
-                           results=[_hit(r, False) for r in results])
+                           results=[hit_out(r, False) for r in results])
             for q, results in zip(body.queries, per_query, strict=True)
         ],
     )
@@ -107,12 +124,30 @@ async def search_batch(
 
 @router.post("/context")
 def context(body: ContextRequest, state: StateDep, collection: CollectionDep) -> ContextResponse:
-    _check(state, [body.query], 1)
-    packed = collection.context(
-        body.query, body.max_tokens, mode=body.mode, filters=body.filters.to_library()
-    )
+    """Context for a question in words (``query``), or for the code at a cursor (``code``)."""
+    filters = body.filters.to_library()
+    count = tokenizer_for(state, body.tokenizer)
+    if body.code is not None:
+        limit = state.settings.max_document_chars
+        if len(body.code) + len(body.code_after or "") > limit:
+            raise ValueError(f"code and code_after may hold at most {limit:,} characters")
+        packed = context_for_code(
+            collection, body.code, code_after=body.code_after, path=body.path,
+            max_tokens=body.max_tokens, tokenizer=count, filters=filters,
+        )
+    else:
+        query = body.query or ""
+        check_queries(state, [query], 1)
+        packed = context_module.context(
+            collection, query, body.max_tokens, mode=body.mode, filters=filters,
+            count_tokens=count,
+        )
+    return context_out(body.query or "", collection.name, packed)
+
+
+def context_out(query: str, collection: str, packed: RagContext) -> ContextResponse:
     return ContextResponse(
-        query=body.query, collection=collection.name, tokens=packed.tokens,
+        query=query, collection=collection, tokens=packed.tokens,
         max_tokens=packed.max_tokens, text=packed.text,
         blocks=[ContextBlockOut(path=b.path, start_line=b.start_line, end_line=b.end_line,
                                 ranges=b.ranges) for b in packed.blocks],

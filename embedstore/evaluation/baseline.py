@@ -17,7 +17,7 @@ import numpy as np
 from embedstore.chunking.types import Chunk
 from embedstore.evaluation.dataset import EvalQuery
 from embedstore.evaluation.metrics import CUTOFF
-from embedstore.indexing import embedding_text
+from embedstore.ingest.indexer import embedding_text
 from embedstore.store import db
 
 if TYPE_CHECKING:

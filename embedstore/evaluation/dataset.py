@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from embedstore.evaluation.doc_comments import DOC_STYLES, documented_functions
-from embedstore.sources import walk_sources
+from embedstore.ingest.sources import walk_sources
 
 MIN_WORDS = 5
 # Languages whose docs give queries; their files make up the corpus.

@@ -15,9 +15,9 @@ from embedstore.evaluation.baseline import whole_definition_ranks
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.dataset import MIN_WORDS, EvalQuery, build_corpus
 from embedstore.evaluation.metrics import CUTOFF, rank_metrics
-from embedstore.indexing import IndexOptions, index_folder, prepare_collection, reuse_vectors
+from embedstore.ingest.indexer import IndexOptions, index_folder, prepare_collection, reuse_vectors
 from embedstore.progress import NullProgress, Progress
-from embedstore.search import SEARCH_MODES, SearchResult
+from embedstore.retrieval.search import SEARCH_MODES, SearchResult, search
 from embedstore.store import db
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
@@ -213,7 +213,7 @@ def _score(
     else:
         ranks, firsts = [], []
         for q in queries:
-            hits = collection.search(q.query, CUTOFF, mode=mode)
+            hits = search(collection, q.query, CUTOFF, mode=mode)
             ranks.append(rank_of(hits, q, strict=strict))
             firsts.append(f"{hits[0].location} {hits[0].symbol or ''}".strip() if hits else "")
             ui.advance(stage)

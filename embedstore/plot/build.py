@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from embedstore import search as search_module
 from embedstore.plot import DEFAULT_K, DEFAULT_LIMIT, cache, projection
 from embedstore.plot.points import CollectionMap, MapPoint, QueryMarker, top_folders
+from embedstore.retrieval import search as search_module
 from embedstore.store import db
 from embedstore.store.collection import Collection
 
@@ -42,12 +42,15 @@ def build_map(
     projection.check_limit(limit)
     for query in queries:
         search_module.check_search_args(query, k, "hybrid")
-    generation = db.generation(collection.conn)
     key = cache.key(method, limit, seed, queries, k)
-    found = cache.load(collection.path, generation, key)
-    if found is not None:
-        return BuiltMap(found, cached=True)
-    made = _compute(collection, generation, method, limit, seed, queries, k)
+    # One read transaction: ids, vectors and rows are read in separate statements,
+    # and a writer committing between them would leave sampled ids without a row.
+    with db.snapshot(collection.conn):
+        generation = db.generation(collection.conn)
+        found = cache.load(collection.path, generation, key)
+        if found is not None:
+            return BuiltMap(found, cached=True)
+        made = _compute(collection, generation, method, limit, seed, queries, k)
     cache.save(collection.path, generation, key, made)
     return BuiltMap(made, cached=False)
 

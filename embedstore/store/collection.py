@@ -20,6 +20,7 @@ from embedstore.errors import (
     CollectionLockedError,
     CorruptCollectionError,
     LexicalIndexError,
+    StorageError,
     VectorIndexError,
 )
 from embedstore.indexes import choose_kind
@@ -30,11 +31,8 @@ log = logging.getLogger("embedstore.store")
 
 if TYPE_CHECKING:
     from embedstore.encoders.base import Encoder
-    from embedstore.filters import SearchFilters
     from embedstore.indexes import bm25
     from embedstore.indexes.vector_index import VectorIndex
-    from embedstore.rag import RagContext
-    from embedstore.search import SearchResult
     from embedstore.store.lexical_index import LexicalView
 
 MANIFEST_FILE = "collection.json"
@@ -48,8 +46,6 @@ LOCK_WAIT_SECONDS = 2.0
 INCOMPLETE_FILE = ".incomplete"
 # Retrain IVF-PQ once the collection has grown this much past its training size.
 RETRAIN_GROWTH = 4.0
-# Hits considered when packing a RAG context; the budget usually binds first.
-CONTEXT_CANDIDATES = 50
 # Query batches at least this large use every core for FAISS.
 BATCH_QUERIES = 8
 # Units per shard of an IVF-PQ build from SQLite (100 MB of float32 at d = 384).
@@ -83,6 +79,11 @@ def write_lock(path: Path) -> Iterator[None]:
             f"another embedstore process is writing to collection {path.name!r}; "
             "wait for it to finish"
         ) from None
+    except OSError as exc:  # a read-only store, a full disk, a folder in the lock's place
+        raise StorageError(
+            f"cannot take the write lock of collection {path.name!r} ({exc.strerror}: "
+            f"{exc.filename})"
+        ) from exc
     try:
         yield
     finally:
@@ -103,15 +104,8 @@ class Collection:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
-        try:
-            self._local.conn = db.connect(path / DB_FILE)
-        except sqlite3.OperationalError:
-            raise  # locked, out of disk...: nothing wrong with the files themselves
-        except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
-            raise CorruptCollectionError(
-                f"collection {self.name!r} is damaged ({DB_FILE}: {exc}): delete it with "
-                f"`embedstore rm {self.name}` and index it again"
-            ) from exc
+        # A damaged file raises CorruptCollectionError, a full disk StorageError.
+        self._local.conn = db.connect(path / DB_FILE)
         self._connections.append(self._local.conn)
         self._index: VectorIndex | None = None
         self._index_generation = -1
@@ -140,7 +134,10 @@ class Collection:
 
     @property
     def manifest(self) -> Manifest:
-        text = db.get_meta(self.conn, "manifest")
+        return self._manifest_in(self.conn)
+
+    def _manifest_in(self, conn: sqlite3.Connection) -> Manifest:
+        text = db.get_meta(conn, "manifest")
         if text is None:
             raise CorruptCollectionError(f"collection {self.name!r} has no manifest in {DB_FILE}")
         return Manifest.from_json(text)
@@ -149,11 +146,11 @@ class Collection:
         """Rewrite collection.json from the database when it differs."""
         text = self.manifest.to_json()
         file = self.path / MANIFEST_FILE
-        if file.exists() and file.read_text() == text:
-            return
         try:
+            if file.exists() and file.read_text() == text:
+                return
             replace_atomically(file, (text.encode(),))
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             # The database is the truth and the mirror a copy for people and tools:
             # a read-only store, or a writer sweeping temporary files, must not
             # fail a read. The next open writes it again.
@@ -195,6 +192,20 @@ class Collection:
     def mark_complete(self) -> None:
         """Make a new collection visible: its first write has committed (see Store.create)."""
         (self.path / INCOMPLETE_FILE).unlink(missing_ok=True)
+
+    def check_index_fits(self, conn: sqlite3.Connection) -> None:
+        """Refuse a change that leaves too few units for the index kind asked for.
+
+        Called inside the write's transaction (``db.apply_changes(check=...)``):
+        the index is only built after the commit, and a refused write must change
+        nothing, the manifest included.
+        """
+        manifest = self._manifest_in(conn)
+        n_units = db.unit_count(conn)
+        if choose_kind(manifest.index_kind, n_units) == "ivfpq":
+            from embedstore.indexes.params import ivfpq_params
+
+            ivfpq_params(n_units, manifest.dim)  # IndexTooSmallError below its minimum
 
     def update_index(self, removed: list[int], added: list[int]) -> None:
         """Bring vectors.faiss in step with the database after a write (writer only)."""
@@ -286,9 +297,11 @@ class Collection:
         try:
             with self.writing():
                 lexical_index.build(self.conn, self.path)
-        except (CollectionLockedError, sqlite3.OperationalError, LexicalIndexError):
+        except (CollectionLockedError, sqlite3.OperationalError, StorageError,
+                LexicalIndexError):
             # A writer is busy and will leave its own segment, or the folder cannot be
-            # written (a read-only store): FTS5 answers meanwhile, with the same scores.
+            # written (a read-only store, a full disk): FTS5 answers meanwhile, with the
+            # same scores.
             pass
 
     def search_vectors(
@@ -310,35 +323,6 @@ class Collection:
             self.vector_index(), queries, k,
             lambda ids: db.vectors_for(self.conn, ids, dim), nprobe=nprobe, subset=subset,
         )
-
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        *,
-        mode: str = "hybrid",
-        filters: SearchFilters | None = None,
-        nprobe: int | None = None,
-    ) -> list[SearchResult]:
-        """The k best units for a query (see embedstore.search)."""
-        from embedstore import search as search_module
-
-        return search_module.search(self, query, k, mode=mode, filters=filters, nprobe=nprobe)
-
-    def context(
-        self,
-        query: str,
-        max_tokens: int = 2000,
-        *,
-        mode: str = "hybrid",
-        filters: SearchFilters | None = None,
-        nprobe: int | None = None,
-    ) -> RagContext:
-        """The best units packed into ``max_tokens`` (encoder tokens) for a prompt."""
-        from embedstore.rag import pack_context
-
-        hits = self.search(query, CONTEXT_CANDIDATES, mode=mode, filters=filters, nprobe=nprobe)
-        return pack_context(query, hits, max_tokens, self.query_encoder.count_tokens)
 
     def stats(self) -> CollectionStats:
         files, units, chunks = db.counts(self.conn)
@@ -419,9 +403,10 @@ class Collection:
             with self.writing():
                 if db.generation(self.conn) == gen:
                     self._persist_index(index, gen, n_units)
-        except (CollectionLockedError, sqlite3.OperationalError):
+        except (CollectionLockedError, sqlite3.OperationalError, StorageError):
             # Saving is only a shortcut for the next reader: a writer (or a delete) busy
-            # with the database will leave its own state; this search still has its index.
+            # with the database will leave its own state, and a store that cannot be
+            # written (read-only, full) gets none; this search still has its index.
             pass
         return index
 

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from embedstore.errors import OutdatedCollectionError
+from embedstore.store import connection, symbol_table
+
+if TYPE_CHECKING:
+    from embedstore.chunking.symbols import Definition, ImportRef
 
 SCHEMA_VERSION = 2  # PRAGMA user_version; 0 with a chunks table = format 1 (embedstore 0.1)
 SCHEMA = """
@@ -36,7 +41,7 @@ CREATE TABLE IF NOT EXISTS files (
 );
 -- What search returns: a definition (function, method, class), a section or a
 -- window, whole. AUTOINCREMENT: a unit id is also its FAISS id, never reused.
--- Its vector is derived from its chunks' vectors (embedstore.units).
+-- Its vector is derived from its chunks' vectors (embedstore.chunking.units).
 CREATE TABLE IF NOT EXISTS units (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -122,6 +127,8 @@ class NewFile:
     doc_id: str | None = None
     metadata: str | None = None  # JSON
     content: str | None = None  # a document's whole text, for get-by-id
+    definitions: Sequence[Definition] = ()  # its symbol table (see store.symbol_table)
+    imports: Sequence[ImportRef] = ()
 
 
 @dataclass(frozen=True)
@@ -167,7 +174,7 @@ def connect(path: Path) -> sqlite3.Connection:
             f"now {SCHEMA_VERSION}): re-index it with `embedstore index PATH --name "
             f"{path.parent.name} --rebuild`"
         )
-    conn.executescript(SCHEMA)
+    conn.executescript(SCHEMA + symbol_table.SCHEMA)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
 
@@ -176,8 +183,9 @@ def connect_reader(path: Path) -> sqlite3.Connection:
     """Another connection to a database ``connect`` has opened: no schema work, no write.
 
     Autocommit (isolation_level None): transactions are explicit (``transaction``).
+    A damaged file or a full disk raises embedstore's errors (``store.connection``).
     """
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    conn = connection.connect(path)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     return conn
@@ -185,14 +193,17 @@ def connect_reader(path: Path) -> sqlite3.Connection:
 
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (a failed COMMIT too)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        # After a full disk or an I/O error SQLite may have rolled back already; a
+        # second ROLLBACK would fail and hide the error that says what happened.
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
 
 
 @contextmanager
@@ -297,11 +308,13 @@ def apply_changes(
     unit_vectors: Sequence[bytes],
     wipe: bool = False,
     meta: dict[str, str] | None = None,
+    check: Callable[[sqlite3.Connection], None] | None = None,
 ) -> tuple[list[int], list[int]]:
     """Swap in a run's result atomically; returns (removed unit ids, added unit ids).
 
     ``vectors`` holds every chunk's vector by text hash; ``unit_vectors`` one
-    vector per unit of ``add_files``, in order.
+    vector per unit of ``add_files``, in order. ``check`` sees the changed
+    database before the commit; what it raises rolls the whole change back.
     """
     units = [u for f in add_files for u in f.units]
     if len(unit_vectors) != len(units):
@@ -324,7 +337,8 @@ def apply_changes(
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (f.path, f.language, f.sha256, f.size, f.doc_id, f.metadata, f.content),
             )
-            file_id = cur.lastrowid
+            file_id = int(cur.lastrowid or 0)
+            symbol_table.insert(conn, file_id, f.definitions, f.imports)
             for u in f.units:
                 cur = conn.execute(
                     "INSERT INTO units(file_id, start_line, end_line, kind, symbol, text, vector) "
@@ -349,6 +363,8 @@ def apply_changes(
         for key, value in (meta or {}).items():
             set_meta(conn, key, value)
         set_meta(conn, "generation", str(generation(conn) + 1))
+        if check is not None:
+            check(conn)
     return removed, added
 
 

@@ -14,13 +14,15 @@ from embedstore.errors import (
     CollectionExistsError,
     CollectionLockedError,
     CollectionNotFoundError,
+    StorageError,
     UserInputError,
 )
 from embedstore.store import db
 from embedstore.store.collection import DB_FILE, INCOMPLETE_FILE, Collection, write_lock
 from embedstore.store.manifest import Manifest
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# Always fullmatch: with match, "$" also matches before a final newline ("name\n").
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def default_home() -> Path:
@@ -30,7 +32,7 @@ def default_home() -> Path:
 
 
 def check_name(name: str) -> str:
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise UserInputError(
             f"invalid collection name {name!r}: use 1-64 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit"
@@ -53,13 +55,16 @@ class Store:
     def names(self) -> list[str]:
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir() if _NAME.match(p.name) and _visible(p))
+        return sorted(p.name for p in self.root.iterdir() if _NAME.fullmatch(p.name) and _visible(p))
 
     def exists(self, name: str) -> bool:
         return _visible(self.root / check_name(name))
 
     def open(self, name: str) -> Collection:
         if not self.exists(name):
+            folder = self.root / name
+            if _foreign(folder):
+                raise CollectionNotFoundError(_not_a_collection(folder))
             known = ", ".join(self.names()) or "none yet"
             raise CollectionNotFoundError(
                 f"no collection named {name!r} in {self.root} (collections: {known})"
@@ -79,6 +84,8 @@ class Store:
         if self.exists(name):
             raise CollectionExistsError(f"collection {name!r} exists already")
         folder = self.root / name
+        if _foreign(folder):
+            raise CollectionExistsError(_not_a_collection(folder))
         if not (folder / DB_FILE).is_file():
             self._build_hidden(folder, manifest)
         collection = Collection(folder)
@@ -118,8 +125,15 @@ class Store:
 
     def _build_hidden(self, folder: Path, manifest: Manifest) -> None:
         """Build the folder aside, marked incomplete, then rename it into place."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=f".creating-{folder.name}-"))
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=f".creating-{folder.name}-"))
+        except OSError as exc:  # read-only, under /proc, a file in the way...
+            raise StorageError(
+                f"cannot create collection {folder.name!r} in the store {self.root}: "
+                f"{exc.strerror} ({exc.filename}); choose another with --store or "
+                "$EMBEDSTORE_HOME"
+            ) from exc
         conn = db.connect(tmp / DB_FILE)
         with db.transaction(conn):
             db.set_meta(conn, "manifest", manifest.to_json())
@@ -128,10 +142,27 @@ class Store:
         try:
             os.replace(tmp, folder)
         except OSError:
-            # Another process renamed its own into place first: take that one over.
+            # Another process renamed its own into place first: take that one over
+            # (unless what took the name is no collection).
             shutil.rmtree(tmp, ignore_errors=True)
+            if _foreign(folder):
+                raise CollectionExistsError(_not_a_collection(folder)) from None
 
 
 
 def _visible(folder: Path) -> bool:
     return (folder / DB_FILE).is_file() and not (folder / INCOMPLETE_FILE).exists()
+
+
+def _foreign(folder: Path) -> bool:
+    """Something other than a collection holds the name: a folder without a database, a
+    file. A hidden collection being created always has its database."""
+    return (folder.exists() or folder.is_symlink()) and not (folder / DB_FILE).is_file()
+
+
+def _not_a_collection(folder: Path) -> str:
+    # One message for every command, so `info` and `index` never contradict each other.
+    return (
+        f"{folder} is in the store but is not a collection (it has no {DB_FILE}): "
+        "move it out of the store, or use another name"
+    )

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from embedstore.chunking import chunk_file
 from embedstore.chunking.types import Chunk, TokenCounter
+from embedstore.chunking.units import group_units
 from embedstore.evaluation.dataset import strip_docstrings
-from embedstore.indexing import embedding_text
-from embedstore.sources import walk_sources
-from embedstore.units import group_units
+from embedstore.ingest.indexer import embedding_text
+from embedstore.ingest.sources import walk_sources
 
 # Files whose path hash falls in 1 of this many buckets are held out.
 HOLDOUT_BUCKETS = 5

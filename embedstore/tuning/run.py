@@ -17,8 +17,8 @@ from embedstore.errors import UserInputError
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.metrics import CUTOFF
 from embedstore.evaluation.runner import POOLED, run_eval
+from embedstore.ingest.sources import walk_sources
 from embedstore.progress import NullProgress, Progress
-from embedstore.sources import walk_sources
 from embedstore.tuning.negatives import hard_negatives
 from embedstore.tuning.pairs import held_out, mine_pairs, split_pairs
 from embedstore.tuning.train import TrainSettings, set_pooling, train

@@ -99,6 +99,31 @@ def test_context_endpoint_fits_budget(client: httpx.Client) -> None:
     assert body["text"].startswith(body["blocks"][0]["path"] + ":")
 
 
+def test_context_for_the_code_at_a_cursor(client: httpx.Client, roots: dict[str, Path]) -> None:
+    """The code before a cursor that imports from another file gets that file's definitions."""
+    code = "import shlex\nfrom fnmatch import translate\n\n\ndef glob_to_regex(pat):\n    return "
+    r = client.post("/v1/collections/code/context", json={
+        "code": code, "code_after": "\n", "path": "mine.py", "max_tokens": 300,
+        "tokenizer": "cl100k_base",
+    })
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert 0 < body["tokens"] <= 300
+    assert "def translate(pat):" in body["text"]
+    assert "fnmatch.py" in {b["path"] for b in body["blocks"]}
+    folder = client.post("/v1/collections/code/context", json={
+        "code": code, "tokenizer": str(roots["allowed"] / "nowhere"),
+    })
+    assert folder.status_code == 400 and "nowhere" in folder.json()["error"]["message"]
+    for bad in ({"query": "x", "code": "y"}, {}, {"query": "x", "path": "a.py"}):
+        refused = client.post("/v1/collections/code/context", json=bad)
+        assert refused.status_code == 422, bad
+    secret = client.post("/v1/collections/code/context", json={
+        "code": code, "tokenizer": "/etc",
+    })
+    assert secret.status_code == 403
+
+
 def test_collection_and_document_lifecycle(client: httpx.Client) -> None:
     created = client.post("/v1/collections", json={"name": "notes", "index_kind": "flat"})
     assert created.status_code == 201, created.text

@@ -9,7 +9,7 @@ import pytest
 
 from embedstore.api.collection_cache import CollectionCache
 from embedstore.errors import CollectionLockedError, CollectionNotFoundError
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 

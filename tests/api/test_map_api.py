@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -72,3 +73,32 @@ def test_map_needs_the_api_key_like_every_v1_route(base_url: str) -> None:
     response = httpx.get(f"{base_url}/v1/collections/proj/map", timeout=30)
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "unauthorized"
+
+
+def test_the_map_reads_one_snapshot_while_documents_change(base_url: str) -> None:
+    """Issue 21, F5: ids, vectors and rows read while a writer commits used to disagree (a
+    KeyError, a 500 that also closed the keep-alive connection)."""
+    headers = {"Authorization": f"Bearer {KEY}"}
+    stop = threading.Event()
+
+    def write() -> None:
+        with httpx.Client(base_url=base_url, headers=headers, timeout=60) as writer:
+            i = 0
+            while not stop.is_set():
+                doc = {"id": f"churn{i % 3}", "text": f"def churn_{i}():\n    return {i}\n"}
+                writer.post("/v1/collections/proj/documents", json={"documents": [doc]})
+                writer.delete(f"/v1/collections/proj/documents/churn{(i + 1) % 3}")
+                i += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        with httpx.Client(base_url=base_url, headers=headers, timeout=60) as client:
+            statuses = [
+                client.get("/v1/collections/proj/map", params={"limit": 40, "seed": seed})
+                .status_code for seed in range(25)
+            ]
+    finally:
+        stop.set()
+        writer.join()
+    assert statuses == [200] * 25

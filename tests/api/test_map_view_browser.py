@@ -11,7 +11,7 @@ import pytest
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from tests.api.server import serving_in_thread
 from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.fakes import FakeEncoder

@@ -71,11 +71,30 @@ def test_malformed_inputs_are_422(client: TestClient, bad: object) -> None:
     assert (status, code) == (422, "invalid")
 
 
+@pytest.mark.parametrize(("bad", "message", "param"), [
+    ("", "input: String should have at least 1 character", "input"),
+    ([], "input: List should have at least 1 item after validation, not 0", "input"),
+    (["ok", ""], "input.1: String should have at least 1 character", "input.1"),
+    ([3, -1], "input.1: Input should be greater than or equal to 0", "input.1"),
+    (3, "input: must be a text, a list of texts, a list of token ids or a list of such lists",
+     "input"),
+])
+def test_a_malformed_input_is_one_openai_error_naming_its_field(
+    client: TestClient, bad: object, message: str, param: str
+) -> None:
+    """Issue 21: an empty input listed the errors of all four shapes it may take."""
+    response = client.post("/v1/embeddings", json={"input": bad})
+    assert response.status_code == 422
+    assert response.json()["error"] == {
+        "code": "invalid", "message": message, "type": "invalid_request_error", "param": param,
+    }
+
+
 def test_the_schema_bounds_token_lists_by_the_token_cap_not_the_item_cap(
     client: TestClient, settings: ServerSettings,
 ) -> None:
     variants = client.get("/openapi.json").json()[
-        "components"]["schemas"]["EmbeddingsRequest"]["properties"]["input"]["anyOf"]
+        "components"]["schemas"]["EmbeddingsRequest"]["properties"]["input"]["oneOf"]
     texts, ids, id_lists = variants[1], variants[2], variants[3]
     assert texts["maxItems"] == settings.max_batch_items
     assert texts["items"]["maxLength"] == settings.max_document_chars

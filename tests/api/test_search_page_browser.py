@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.api.server import Server, running_server
 

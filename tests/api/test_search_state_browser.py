@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.api.server import Server, running_server
 from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS

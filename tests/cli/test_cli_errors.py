@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from embedstore.cli.app import app
 from embedstore.encoders.registry import load_encoder
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 

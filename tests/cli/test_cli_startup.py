@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
@@ -22,8 +22,9 @@ HEAVY = ("torch", "transformers", "sentence_transformers", "faiss")
 # What only search, context, index, watch and plot use; `list` and `info` read
 # SQLite and stat the folder. (numpy still comes in with embedstore.store.db.)
 SEARCH_SIDE = (
-    "embedstore.search", "embedstore.rag", "embedstore.encoders.query", "embedstore.chunking",
-    "embedstore.indexing", "embedstore.plot.build", "filelock", "asyncio", "rich.syntax",
+    "embedstore.retrieval.search", "embedstore.retrieval.context", "embedstore.encoders.query",
+    "embedstore.chunking",
+    "embedstore.ingest.indexer", "embedstore.plot.build", "filelock", "asyncio", "rich.syntax",
     "rich.progress",
 )
 PROBE = """

@@ -58,7 +58,8 @@ def test_kill_9_during_encoding(tmp_path: Path) -> None:
     v1_hits = search_paths(env)
 
     # Version 2: the whole package and xml, more new texts than one parked group
-    # (indexing.PARK_EVERY), so the run parks some and is killed while it encodes the rest.
+    # (embedstore.ingest.encode.PARK_EVERY), so the run parks some and is killed while it
+    # encodes the rest.
     for p in late:
         (held / p.name).rename(p)
     shutil.copytree(STDLIB / "xml", repo / "xml", ignore=shutil.ignore_patterns("__pycache__"))

@@ -15,8 +15,8 @@ from embedstore.encoders.onnx_model import CONFIG_FILE, export_folder, load_expo
 from embedstore.encoders.precision import PARITY
 from embedstore.encoders.query import query_encoder
 from embedstore.encoders.sentence_transformer import SentenceTransformerEncoder
-from embedstore.indexing import IndexOptions, index_folder
-from embedstore.search import SearchResult, search
+from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.retrieval.search import SearchResult, search
 from embedstore.store.store import Store
 from tests.fakes import FakeEncoder
 from tests.tiny_model import build_tiny_model
@@ -118,7 +118,7 @@ def test_fast_paths_rank_like_fp32_on_a_small_repo(small_repo: Path, tmp_path: P
     for query in QUERIES:
         vector = torch_encoder.encode_exact([query])  # (1, d)
         reference = search(exact, query, 15, mode="dense", query_vector=vector)
-        assert_same_top_10(exact.search(query, 10, mode="dense"), reference)
-        assert_same_top_10(fast.search(query, 10, mode="dense"), reference)
+        assert_same_top_10(search(exact, query, 10, mode="dense"), reference)
+        assert_same_top_10(search(fast, query, 10, mode="dense"), reference)
         onnx_vector = fast.query_encoder.encode([query], kind="query")  # (1, d)
         assert float(onnx_vector[0] @ vector[0]) >= PARITY

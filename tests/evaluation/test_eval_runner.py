@@ -10,8 +10,8 @@ import pytest
 from embedstore.errors import UserInputError
 from embedstore.evaluation.dataset import EvalQuery
 from embedstore.evaluation.runner import rank_of, run_eval
-from embedstore.indexing import IndexOptions, index_folder
-from embedstore.search import SearchResult
+from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.retrieval.search import SearchResult
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 

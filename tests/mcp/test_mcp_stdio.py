@@ -13,11 +13,11 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
-from embedstore.indexing import index_folder
+from embedstore.ingest.indexer import index_folder
 from embedstore.store.store import Store
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-repo"
-TOOLS = {"search", "context", "list_collections", "index_status"}
+TOOLS = {"search", "context", "context_for_code", "list_collections", "index_status"}
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +66,18 @@ def test_stdio_server_lists_tools_searches_and_reports_errors(demo_store: Path) 
             assert not packed.is_error and packed.structured_content is not None
             assert packed.structured_content["tokens"] <= 300
             assert "src/settings/loader.py:" in text_of(packed.content)
+
+            cursor = await client.call_tool("context_for_code", {
+                "code": "from src.settings.loader import load_config\n\n\ndef main():\n"
+                        "    settings = ",
+                "path": "main.py", "max_tokens": 200,
+            })
+            assert not cursor.is_error, text_of(cursor.content)
+            assert cursor.structured_content is not None
+            assert cursor.structured_content["tokens"] <= 200
+            assert "def load_config(path: Path) -> dict[str, Any]:" in text_of(cursor.content)
+            assert any(b["path"] == "src/settings/loader.py"
+                       for b in cursor.structured_content["blocks"])
 
             status = await client.call_tool("index_status", {})
             assert status.structured_content is not None

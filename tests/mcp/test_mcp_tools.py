@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from embedstore.api.mcp_server import build_mcp_server
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC
 

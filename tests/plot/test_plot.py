@@ -13,13 +13,13 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.plot import cache, projection
 from embedstore.plot.build import build_map
 from embedstore.plot.colors import OTHER, PALETTE, color_groups
 from embedstore.plot.png import PNG_SIZE
 from embedstore.plot.points import MapPoint
-from embedstore.search import search
+from embedstore.retrieval.search import search
 from embedstore.store import db
 from embedstore.store.store import Store
 from tests.fakes import FakeEncoder

@@ -11,12 +11,12 @@ import pytest
 import torch
 
 from embedstore.encoders.plt.checkpoint import CHECKPOINT_FILE
-from embedstore.encoders.plt.data import build_training_corpus
 from embedstore.encoders.plt.encoder import PLTEncoder
 from embedstore.encoders.plt.losses import contrastive_loss, distill_loss
-from embedstore.encoders.plt.train import TRAIN_DIR, TrainConfig, lr_factor, train
 from embedstore.errors import UserInputError
-from embedstore.indexing import embedding_text
+from embedstore.ingest.indexer import embedding_text
+from embedstore.tuning.plt_data import build_training_corpus
+from embedstore.tuning.plt_train import TRAIN_DIR, TrainConfig, lr_factor, train
 
 FUNCTIONS = [
     ("open_file", "Open the file at the given path for reading", "return open(path)"),

@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 
 from embedstore.cli.app import app
 from embedstore.errors import LexicalIndexError
-from embedstore.filters import SearchFilters
 from embedstore.indexes.segment_file import read_segment
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.lexical import fts_query, query_terms
-from embedstore.search import search
+from embedstore.retrieval.filters import SearchFilters
+from embedstore.retrieval.search import search
 from embedstore.store import db, lexical_index
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
@@ -94,8 +94,10 @@ def test_edits_after_the_segment_are_read_from_sqlite(
     store = Store()
     index(store, tree)
     token = lexical_index.segment_state(store.open("src").conn).token  # type: ignore[union-attr]
-    (tree / "search.py").write_text("def fresh_lookup_term():\n    return 'zebra quagga'\n")
-    (tree / "fusion.py").unlink()
+    (tree / "retrieval" / "search.py").write_text(
+        "def fresh_lookup_term():\n    return 'zebra quagga'\n"
+    )
+    (tree / "retrieval" / "fusion.py").unlink()
     (tree / "added.py").write_text('def okapi_ranking():\n    """Rank by okapi."""\n')
     index(store, tree)
     collection = store.open("src")

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from embedstore.atomic_files import replace_atomically
 from embedstore.cli.app import app as cli_app
-from embedstore.errors import CollectionLockedError, CorruptCollectionError
-from embedstore.indexing import IndexOptions, index_folder
+from embedstore.errors import CollectionLockedError, CorruptCollectionError, UserInputError
+from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.collection import DB_FILE, INDEX_FILE, MANIFEST_FILE
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
@@ -175,3 +175,100 @@ def test_f12_concurrent_creation_says_being_created(
         release.set()
         first.join()
     assert store.names() == ["r"]
+
+
+def damage_pages(store: Store, name: str) -> None:
+    """Garbage over the second half of meta.sqlite's pages; its header stays intact."""
+    path = store.root / name / DB_FILE
+    size = path.stat().st_size
+    page = 4096
+    with open(path, "r+b") as fh:
+        for offset in range(max(page, (size // page // 2) * page), size, page):
+            fh.seek(offset)
+            fh.write(os.urandom(page))
+
+
+def test_damaged_pages_are_the_one_line_corrupt_collection_error(
+    repo: Path, fake_encoder: FakeEncoder
+) -> None:
+    """Issue 21, F10: "database disk image is malformed" met by a search was a traceback."""
+    for i in range(60):
+        (repo / f"m{i}.py").write_text(f"def answer_{i}():\n    return 'answer number {i}'\n")
+    store = Store()
+    index_folder(store, repo, IndexOptions(name="r", encoder=FAKE_SPEC))
+    damage_pages(store, "r")
+    store.open("r").close()  # the schema is intact: the damage is met by a query
+    for args in (["search", "answer number 7"], ["search", "answer", "--mode", "lexical"],
+                 ["info", "r"]):
+        result = CliRunner().invoke(cli_app, args)
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        assert result.exit_code == 1 and len(lines) == 1, (args, result.stderr)
+        assert "collection 'r' is damaged" in lines[0] and "embedstore rm r" in lines[0]
+    collection = store.open("r")
+    with pytest.raises(CorruptCollectionError):
+        collection.conn.execute("SELECT * FROM units").fetchall()
+    collection.close()
+
+
+def test_a_name_ending_in_a_newline_is_refused(repo: Path, fake_encoder: FakeEncoder) -> None:
+    """Issue 21, F13: "$" matches before a final newline, so "r\\n" passed the name check and
+    the API listed a collection it could not GET or DELETE."""
+    store = Store()
+    with pytest.raises(UserInputError, match="invalid collection name"):
+        index_folder(store, repo, IndexOptions(name="r\n", encoder=FAKE_SPEC))
+    result = CliRunner().invoke(cli_app, ["index", str(repo), "--name", "r\n", "--json"])
+    assert result.exit_code == 1 and "invalid collection name 'r\\n'" in result.stderr
+    # One made by an older embedstore is not listed, so never half-served.
+    index_folder(store, repo, IndexOptions(name="r", encoder=FAKE_SPEC))
+    os.rename(store.root / "r", store.root / "r\n")
+    assert store.names() == []
+
+
+def test_a_folder_without_a_database_gets_one_message_from_every_command(
+    repo: Path, fake_encoder: FakeEncoder
+) -> None:
+    """Issue 21, F14: `info` said "no collection named", `index` "exists already"."""
+    store = Store()
+    (store.root / "r").mkdir(parents=True)
+    (store.root / "r" / "notes.txt").write_text("mine")
+    lines = set()
+    for args in (["info", "r"], ["search", "x", "--name", "r"], ["rm", "r"],
+                 ["index", str(repo), "--name", "r", "--encoder", FAKE_SPEC, "--json"]):
+        result = CliRunner().invoke(cli_app, args)
+        errors = [line for line in result.stderr.splitlines() if line.strip()]
+        assert result.exit_code == 1 and len(errors) == 1, (args, result.stderr)
+        lines.add(errors[0])
+    assert len(lines) == 1 and "is not a collection (it has no meta.sqlite)" in lines.pop()
+    assert sorted(p.name for p in (store.root / "r").iterdir()) == ["notes.txt"]
+
+
+def test_contrived_damage_and_unwritable_stores_are_one_line(
+    repo: Path, fake_encoder: FakeEncoder
+) -> None:
+    """Issue 21, F11 and F12: each of these was a traceback."""
+    store = Store()
+    index_folder(store, repo, IndexOptions(name="r", encoder=FAKE_SPEC))
+    folder = store.root / "r"
+
+    def one_line(*args: str) -> str:
+        result = CliRunner().invoke(cli_app, list(args))
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        assert result.exit_code == 1 and len(lines) == 1, (args, result.stderr)
+        return lines[0]
+
+    # collection.json is only a mirror of the database: a folder in its place is no harm.
+    (folder / MANIFEST_FILE).unlink()
+    (folder / MANIFEST_FILE).mkdir()
+    for args in (["info", "r"], ["search", "good"], ["index", str(repo)]):
+        result = CliRunner().invoke(cli_app, [*args, "--json"])
+        assert result.exit_code == 0, (args, result.stderr)
+    # The lock is what keeps writers apart: without it nothing may be written.
+    (folder / ".write.lock").unlink()
+    (folder / ".write.lock").mkdir()
+    assert "cannot take the write lock of collection 'r'" in one_line("index", str(repo),
+                                                                      "--json")
+    assert "cannot take the write lock" in one_line("rm", "r")
+    assert CliRunner().invoke(cli_app, ["search", "good", "--json"]).exit_code == 0
+    # A store that cannot be created.
+    line = one_line("index", str(repo), "--store", "/proc/embedstore-store", "--json")
+    assert "cannot create collection 'r' in the store /proc/embedstore-store" in line

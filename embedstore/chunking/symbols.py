@@ -1,0 +1,926 @@
+"""Per-file symbol tables: what a file defines, what it imports, where imports lead.
+
+At index time they let a coding model be given, from other files, the
+definitions that the code at its cursor uses: ``identifiers`` lists what that
+code mentions, ``extract_symbols`` a file's imports and definitions, and
+``resolve_import`` the files of the collection an import points to.
+
+One tree-sitter parse per file. Definitions come from a walk that enters only
+the nodes able to hold them (class bodies, module-level ``if`` blocks, never
+function bodies); imports from a query, which runs in C over the whole tree,
+so imports inside functions count too. Code cut off at a cursor parses with
+errors; what precedes the break is still found.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
+from embedstore.chunking.treesitter import _name, _text, end_row, parser_for
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Query
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One definition; lines are 1-based and inclusive, decorators and attributes included.
+
+    ``signature_end_line`` ends the header (the line opening the body), at
+    most 20 lines from the definition's keyword; a constant's is its last line,
+    under the same cap. ``doc`` is the first line of a Python function's or
+    class's docstring, else of the comment block right above the definition.
+    """
+
+    name: str
+    qualname: str  # "Class.method" for a member, the name at top level
+    kind: str  # function | class | method | constant | variable | type
+    start_line: int
+    end_line: int
+    signature_end_line: int
+    doc: str
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    """One name an import binds in the importing file.
+
+    ``name`` is None when the module itself is bound (``import os``), ``"*"``
+    for a wildcard and ``"default"`` for a JS default import. Rust paths keep
+    their last segment as the name (``use crate::a::b`` -> module
+    ``crate::a``, name ``b``), whether it is an item or a module; ``mod y;``
+    is read as ``use self::y``.
+    """
+
+    module: str
+    name: str | None
+    alias: str
+    level: int  # Python's leading dots of a relative import, 0 elsewhere
+    line: int
+
+
+@dataclass(frozen=True)
+class FileSymbols:
+    definitions: list[Definition]
+    imports: list[ImportRef]
+
+
+def extract_symbols(text: str, language: str) -> FileSymbols:
+    """The definitions and imports of ``text``; empty for a language without a grammar."""
+    grammar = GRAMMARS.get(language)
+    parser = parser_for(language) if grammar is not None else None
+    if grammar is None or parser is None:
+        return FileSymbols([], [])
+    # Lone surrogates (undecodable bytes) cannot be encoded; replacing them keeps rows.
+    root = parser.parse(text.encode("utf-8", errors="replace")).root_node
+    definitions = list(_Definitions(language, grammar).scan(root.children, None))
+    return FileSymbols(definitions, _imports(root, language))
+
+
+# --- Definitions ---------------------------------------------------------------------------
+
+_MAX_SIGNATURE_LINES = 20
+
+# grammars.py's chunk kinds as symbol kinds. Its "impl" and "namespace" define
+# nothing themselves: an impl's functions are methods of its type, and a
+# namespace's members count as top level (a C# file is one namespace).
+_KINDS = {
+    "function": "function",
+    "method": "method",
+    "class": "class",
+    "interface": "type",
+    "type": "type",
+}
+# Keywords that make a class-like declaration a type (Java's enum, Swift's struct...).
+_TYPE_KEYWORDS = frozenset({"interface", "enum", "struct"})
+
+# Nodes that only group statements: their definitions count as the enclosing
+# scope's. In every language ERROR nodes too: a parse error may wrap code that is fine.
+_TRANSPARENT = {
+    "python": frozenset(
+        {
+            "if_statement",
+            "elif_clause",
+            "else_clause",
+            "try_statement",
+            "except_clause",
+            "finally_clause",
+            "with_statement",
+            "block",
+        }
+    ),
+    "java": frozenset({"enum_body_declarations"}),
+    # A companion object's members are called through the class: `Client.MAX`.
+    "kotlin": frozenset({"companion_object", "class_body"}),
+}
+
+_UPPER_CASE = re.compile(r"_*[A-Z][A-Z0-9_]*")
+_COMMENT_OPEN = re.compile(r"^(?:/\*+!?|//+!?|\*+|#+|--+)")
+_COMMENT_CLOSE = re.compile(r"\*+/$")
+_QUOTES = ('"""', "'''", '"', "'")
+
+# Handles a declaration that is not a plain definition; gets (self, node, inner, owner).
+_Special = Callable[["_Definitions", "Node", "Node", "str | None"], Iterator[Definition]]
+
+
+class _Definitions:
+    """The definitions of one parsed file, in file order, members after their class."""
+
+    def __init__(self, language: str, grammar: Grammar) -> None:
+        self.language = language
+        self.grammar = grammar
+        self.comments = frozenset(kind for kind in grammar.leading if "comment" in kind)
+        # Annotations that are siblings of what they annotate: Rust's `#[...]`, TS members'.
+        self.attached = (grammar.leading - self.comments) | {"decorator"}
+        self.transparent = _TRANSPARENT.get(language, frozenset()) | {"ERROR"}
+        self.special = _SPECIAL.get(language, {})
+
+    def scan(self, nodes: Iterable[Node], owner: str | None) -> Iterator[Definition]:
+        """Definitions among ``nodes``; ``owner`` is the class they are members of."""
+        for node in nodes:
+            yield from self.visit(node, owner)
+
+    def visit(self, node: Node, owner: str | None) -> Iterator[Definition]:
+        inner = self._unwrap(node)
+        special = self.special.get(inner.type)
+        kind = self.grammar.kinds.get(inner.type)
+        if special is not None:
+            yield from special(self, node, inner, owner)
+        elif inner.type in self.grammar.bindings:
+            yield from self._bindings(node, inner, owner)
+        elif kind is None:
+            if inner.type in self.transparent:
+                yield from self.scan(inner.children, owner)
+        elif inner.type in self.grammar.needs_body and self._body(inner) is None:
+            return
+        elif kind == "namespace":
+            yield from self._members(inner, owner)
+        elif kind == "impl":
+            implemented = _name(inner)
+            if owner is None and implemented:
+                yield from self._members(inner, implemented)
+        elif kind in _KINDS:  # not macros
+            yield from self._definition(node, inner, kind, owner)
+
+    def _unwrap(self, node: Node) -> Node:
+        """The declaration inside decorators, `export` and the like; ``node`` itself if none."""
+        if node.type not in self.grammar.wrappers:
+            return node
+        for child in node.named_children:
+            inner = self._unwrap(child)
+            if inner.type in self.grammar.kinds or inner.type in self.grammar.bindings:
+                return inner
+            if inner.type in self.special:
+                return inner
+        return node
+
+    def _definition(
+        self, node: Node, inner: Node, kind: str, owner: str | None
+    ) -> Iterator[Definition]:
+        name = self.grammar.names.get(inner.type) or _name(inner)
+        if not name:
+            return
+        if owner is not None:
+            if kind != "function":
+                return  # classes nest one level: members, not members' members
+            kind = "method"
+        elif kind == "class":
+            kind = _class_kind(inner)
+        # A Go method belongs to its receiver's type.
+        yield self._make(name, owner or self._receiver(inner), _KINDS[kind], node, inner)
+        if owner is None and inner.type in self.grammar.containers:
+            yield from self._members(inner, name)
+
+    def _members(self, inner: Node, owner: str | None) -> Iterator[Definition]:
+        body = self._body(inner)
+        if body is not None:
+            yield from self.scan(body.children, owner)
+
+    def _bindings(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
+        """`const f = () => {}` is a function; `export const X = 1` a constant."""
+        if owner is not None:
+            return
+        exported = node.type == "export_statement"
+        keyword = inner.child_by_field_name("kind")
+        declarators = inner.named_children
+        for declarator in declarators:
+            value = declarator.child_by_field_name("value")
+            name = declarator.child_by_field_name("name")
+            if value is not None and value.type in FUNCTION_VALUES:
+                kind = "function"
+            elif exported and name is not None and name.type == "identifier":
+                kind = "constant" if keyword is not None and keyword.type == "const" else "variable"
+            else:
+                continue
+            # Lua keeps names and values in two lists: the statement carries the name.
+            text = _text(name) if name is not None else _name(inner)
+            extent = node if len(declarators) == 1 else declarator
+            if text:
+                yield self._make(text, owner, kind, extent, declarator)
+
+    def _make(
+        self, name: str, owner: str | None, kind: str, node: Node, header: Node
+    ) -> Definition:
+        """The definition spanning ``node``, whose signature or value is ``header``."""
+        first, before = self._start(node)
+        last = max(end_row(node), first)
+        opened = last if kind in ("constant", "variable") else self._header_end(header, last)
+        cap = header.start_point.row + _MAX_SIGNATURE_LINES - 1
+        signature_end = max(first, min(opened, cap, last))
+        doc = ""
+        if self.language == "python" and kind in ("function", "method", "class"):
+            doc = _docstring(header)
+        doc = doc or self._comment_doc(before, first)
+        qualname = f"{owner}.{name}" if owner else name
+        return Definition(name, qualname, kind, first + 1, last + 1, signature_end + 1, doc)
+
+    def _start(self, node: Node) -> tuple[int, Node | None]:
+        """The first row of ``node`` with the annotations above it, and the node before those."""
+        row = node.start_point.row
+        before = node.prev_sibling
+        # Python's grammar puts the comments above a class's first member before its block.
+        if before is None and node.parent is not None and node.parent.type == "block":
+            before = node.parent.prev_sibling
+        while before is not None and before.type in self.attached and end_row(before) >= row - 1:
+            row = before.start_point.row
+            before = before.prev_sibling
+        return row, before
+
+    def _comment_doc(self, before: Node | None, row: int) -> str:
+        """The first line of the comment block ending right above ``row``."""
+        block: list[Node] = []
+        while (
+            before is not None
+            and before.type in self.comments
+            and end_row(before) == row - 1
+            and not _trails_code(before)
+        ):
+            block.append(before)
+            row = before.start_point.row
+            before = before.prev_sibling
+        for comment in reversed(block):
+            for line in _text(comment).split("\n"):
+                cleaned = _COMMENT_OPEN.sub("", _COMMENT_CLOSE.sub("", line.strip())).strip()
+                if cleaned:
+                    return cleaned
+        return ""
+
+    def _header_end(self, header: Node, last: int) -> int:
+        """The row that opens the body of ``header``: Python's `:`, elsewhere the `{`."""
+        body = self._body(header)
+        if body is None:
+            # Bodies without a field: Go's struct fields, TS's `type T = {`.
+            brace = next((child for child in header.children if _opens_brace(child)), None)
+            return brace.start_point.row if brace is not None else last
+        if self.language != "python":
+            return body.start_point.row
+        # Comments, and in code being typed errors, may come between the `:` and the body.
+        colon = body.prev_sibling
+        while colon is not None and colon.type != ":":
+            colon = colon.prev_sibling
+        return (colon or body).start_point.row
+
+    def _body(self, node: Node) -> Node | None:
+        """A definition's body; for `const f = () => {}`, the function's."""
+        body = node.child_by_field_name("body")
+        value = node.child_by_field_name("value")
+        if body is None and value is not None:
+            body = value.child_by_field_name("body")
+        if body is None and self.grammar.bodies:
+            body = next((c for c in node.named_children if c.type in self.grammar.bodies), None)
+        return body
+
+    def _receiver(self, node: Node) -> str | None:
+        """The type a Go method is declared on: ``Point`` in ``func (p *Point[T]) M()``."""
+        field = self.grammar.receiver
+        receiver = node.child_by_field_name(field) if field else None
+        if receiver is None:
+            return None
+        names = re.findall(r"\w+", _text(receiver).split("[")[0])
+        return names[-1] if names else None
+
+    # Declarations that a language spells its own way; the keys of _SPECIAL.
+
+    def _python_assignment(
+        self, node: Node, inner: Node, owner: str | None
+    ) -> Iterator[Definition]:
+        """`NAME = ...`, `a = b = ...`, `x, y = ...` and `name: T` at module or class level."""
+        assignment = inner.named_children[0] if inner.named_child_count else None
+        names: list[str] = []
+        while assignment is not None and assignment.type == "assignment":
+            names.extend(_target_names(assignment.child_by_field_name("left")))
+            assignment = assignment.child_by_field_name("right")
+        for name in names:
+            # Class attributes are variables whatever their case.
+            constant = owner is None and _UPPER_CASE.fullmatch(name)
+            yield self._make(name, owner, "constant" if constant else "variable", node, node)
+
+    def _go_declaration(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
+        """`const`, `var` and `type`, one spec or a group: each name is a definition."""
+        specs = [c for c in inner.named_children if c.type != "var_spec_list"]
+        for group in inner.named_children:
+            if group.type == "var_spec_list":
+                specs.extend(group.named_children)
+        specs = [spec for spec in specs if spec.type not in self.comments]
+        kind = {"const_declaration": "constant", "var_declaration": "variable"}.get(
+            inner.type, "type"
+        )
+        for spec in specs:
+            extent = node if len(specs) == 1 else spec
+            header = spec.child_by_field_name("type") if kind == "type" else None
+            for name in spec.children_by_field_name("name"):
+                if name.is_named:  # `A, B = 1, 2` files its commas under "name" too
+                    yield self._make(_text(name), owner, kind, extent, header or spec)
+
+    def _rust_item(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
+        """`const` and `static` items; only `static mut` is a variable."""
+        name = inner.child_by_field_name("name")
+        if name is None:
+            return
+        mutable = any(child.type == "mutable_specifier" for child in inner.children)
+        yield self._make(_text(name), owner, "variable" if mutable else "constant", node, inner)
+
+    def _java_field(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
+        """A class's `static final` fields, all of an interface's fields: constants."""
+        if owner is None:
+            return
+        if inner.type == "field_declaration":
+            modifiers = next((c for c in inner.children if c.type == "modifiers"), None)
+            words = _text(modifiers).split() if modifiers is not None else []
+            if "static" not in words or "final" not in words:
+                return
+        declarators = inner.children_by_field_name("declarator")
+        for declarator in declarators:
+            name = declarator.child_by_field_name("name")
+            extent = node if len(declarators) == 1 else declarator
+            if name is not None:
+                yield self._make(_text(name), owner, "constant", extent, declarator)
+
+    def _kotlin_property(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
+        """Top-level `val`/`var` (`const val` a constant); in a class only `const val`."""
+        modifiers = next((c for c in inner.children if c.type == "modifiers"), None)
+        constant = modifiers is not None and "const" in _text(modifiers).split()
+        variable = next((c for c in inner.children if c.type == "variable_declaration"), None)
+        if variable is None or (owner is not None and not constant):
+            return
+        name = next((c for c in variable.children if c.type == "identifier"), None)
+        if name is not None:
+            yield self._make(
+                _text(name), owner, "constant" if constant else "variable", node, inner
+            )
+
+
+_SPECIAL: dict[str, dict[str, _Special]] = {
+    "python": {"expression_statement": _Definitions._python_assignment},
+    "go": dict.fromkeys(
+        ("const_declaration", "var_declaration", "type_declaration"),
+        _Definitions._go_declaration,
+    ),
+    "rust": dict.fromkeys(("const_item", "static_item"), _Definitions._rust_item),
+    "java": dict.fromkeys(("field_declaration", "constant_declaration"), _Definitions._java_field),
+    "kotlin": {"property_declaration": _Definitions._kotlin_property},
+}
+
+
+def _class_kind(node: Node) -> str:
+    """The kind of a class-like node: "type" for enums, interfaces and structs."""
+    for child in node.children:
+        if child.type in _TYPE_KEYWORDS:
+            return "type"
+        # Kotlin's `enum class`.
+        if child.type == "modifiers" and "enum" in _text(child).split():
+            return "type"
+    return "class"
+
+
+def _target_names(left: Node | None) -> list[str]:
+    """The plain names an assignment binds; `self.x = ` and `d[k] = ` bind none."""
+    if left is None:
+        return []
+    if left.type == "identifier":
+        return [_text(left)]
+    if left.type in ("pattern_list", "tuple_pattern"):
+        return [_text(child) for child in left.named_children if child.type == "identifier"]
+    return []
+
+
+def _docstring(definition: Node) -> str:
+    """The first line of a Python function's or class's docstring."""
+    body = definition.child_by_field_name("body")
+    if body is None:
+        return ""
+    first = next((child for child in body.named_children if child.type != "comment"), None)
+    if first is None or first.type != "expression_statement" or first.named_child_count != 1:
+        return ""
+    string = first.named_children[0]
+    if string.type != "string":
+        return ""
+    text = _text(string).lstrip("rRbBuUfF")
+    quote = next((q for q in _QUOTES if text.startswith(q)), "")
+    text = text[len(quote) :]
+    if quote and text.endswith(quote):
+        text = text[: -len(quote)]
+    return next((line.strip() for line in text.split("\n") if line.strip()), "")
+
+
+def _trails_code(comment: Node) -> bool:
+    """Whether ``comment`` follows code on its row, so comments that code, not the next line."""
+    before = comment.prev_sibling
+    return before is not None and end_row(before) == comment.start_point.row
+
+
+def _opens_brace(node: Node) -> bool:
+    return node.type == "{" or (node.child_count > 0 and node.children[0].type == "{")
+
+
+# --- Imports -------------------------------------------------------------------------------
+
+
+def _imports(root: Node, language: str) -> list[ImportRef]:
+    reader = _IMPORT_READERS.get(language)
+    query = _import_query(language)
+    if reader is None or query is None:
+        return []
+    from tree_sitter import QueryCursor
+
+    found = QueryCursor(query).captures(root).get("import", [])
+    found.sort(key=lambda node: node.start_byte)
+    return [ref for node in found for ref in reader(node)]
+
+
+@functools.cache
+def _import_query(language: str) -> Query | None:
+    parser = parser_for(language)
+    source = _IMPORT_QUERIES.get(language)
+    if parser is None or parser.language is None or source is None:
+        return None
+    from tree_sitter import Query
+
+    return Query(parser.language, source)
+
+
+def _python_imports(node: Node) -> Iterator[ImportRef]:
+    line = node.start_point.row + 1
+    if node.type == "import_statement":
+        for target in node.children_by_field_name("name"):
+            module, alias = _python_alias(target)
+            yield ImportRef(module, None, alias or module, 0, line)
+        return
+    source = node.child_by_field_name("module_name")
+    if source is None:
+        return
+    level, module = 0, _dotted(source)
+    if source.type == "relative_import":
+        prefix = next((c for c in source.children if c.type == "import_prefix"), None)
+        level = _text(prefix).count(".") if prefix is not None else 0
+        module = next((_dotted(c) for c in source.children if c.type == "dotted_name"), "")
+    if any(child.type == "wildcard_import" for child in node.children):
+        yield ImportRef(module, "*", "*", level, line)
+    for target in node.children_by_field_name("name"):
+        name, alias = _python_alias(target)
+        yield ImportRef(module, name, alias or name, level, line)
+
+
+def _python_alias(target: Node) -> tuple[str, str | None]:
+    """(`a.b`, `c`) for `a.b as c`; (`a.b`, None) for `a.b`."""
+    if target.type != "aliased_import":
+        return _dotted(target), None
+    name, alias = target.child_by_field_name("name"), target.child_by_field_name("alias")
+    return _dotted(name), _text(alias) if alias is not None else None
+
+
+def _dotted(node: Node | None) -> str:
+    # A dotted name may be spread over lines inside parentheses.
+    return "".join(_text(node).split()) if node is not None else ""
+
+
+def _js_imports(node: Node) -> Iterator[ImportRef]:
+    line = node.start_point.row + 1
+    if node.type == "variable_declarator":
+        yield from _js_require(node)
+        return
+    # TypeScript's `import fs = require("fs")`.
+    required = next((c for c in node.children if c.type == "import_require_clause"), None)
+    if required is not None:
+        alias = next((c for c in required.children if c.type == "identifier"), None)
+        source = required.child_by_field_name("source")
+        if alias is not None and source is not None:
+            yield ImportRef(_unquote(source), None, _text(alias), 0, line)
+        return
+    source = node.child_by_field_name("source")
+    clause = next((c for c in node.children if c.type == "import_clause"), None)
+    if source is None or clause is None:
+        return  # `import "./side-effects"` binds nothing
+    module = _unquote(source)
+    for part in clause.named_children:
+        if part.type == "identifier":
+            yield ImportRef(module, "default", _text(part), 0, line)
+        elif part.type == "namespace_import":
+            alias = next((c for c in part.children if c.type == "identifier"), None)
+            if alias is not None:
+                yield ImportRef(module, None, _text(alias), 0, line)
+        elif part.type == "named_imports":
+            for specifier in part.named_children:
+                name = specifier.child_by_field_name("name")
+                alias = specifier.child_by_field_name("alias")
+                if name is not None:
+                    yield ImportRef(module, _unquote(name), _text(alias or name), 0, line)
+
+
+def _js_require(declarator: Node) -> Iterator[ImportRef]:
+    """`const m = require("./x")` and `const {a, b: c} = require("./x")`."""
+    call = declarator.child_by_field_name("value")
+    function = call.child_by_field_name("function") if call is not None else None
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    if function is None or arguments is None or _text(function) != "require":
+        return
+    source = arguments.named_children[0] if arguments.named_child_count == 1 else None
+    target = declarator.child_by_field_name("name")
+    if source is None or source.type != "string" or target is None:
+        return
+    module = _unquote(source)
+    line = (declarator.parent or declarator).start_point.row + 1
+    if target.type == "identifier":
+        yield ImportRef(module, None, _text(target), 0, line)
+    elif target.type == "object_pattern":
+        for part in target.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                yield ImportRef(module, _text(part), _text(part), 0, line)
+            elif part.type == "pair_pattern":
+                key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                if key is not None and value is not None and value.type == "identifier":
+                    yield ImportRef(module, _unquote(key), _text(value), 0, line)
+
+
+def _unquote(node: Node) -> str:
+    return _text(node).strip("\"'`")
+
+
+def _go_imports(spec: Node) -> Iterator[ImportRef]:
+    path = spec.child_by_field_name("path")
+    if path is None:
+        return
+    module = _unquote(path)
+    alias = spec.child_by_field_name("name")
+    local = _text(alias) if alias is not None else module.rsplit("/", 1)[-1]
+    yield ImportRef(module, None, local, 0, spec.start_point.row + 1)
+
+
+def _rust_imports(node: Node) -> Iterator[ImportRef]:
+    line = node.start_point.row + 1
+    if node.type == "mod_item":  # the query only takes `mod y;`, a module in its own file
+        name = node.child_by_field_name("name")
+        if name is not None:
+            yield _rust_ref(["self", _text(name)], None, line)
+        return
+    argument = node.child_by_field_name("argument")
+    if argument is not None:
+        yield from _rust_use(argument, [], line)
+
+
+def _rust_use(node: Node, prefix: list[str], line: int) -> Iterator[ImportRef]:
+    """The names one `use` tree binds, under the path ``prefix`` of the lists around it."""
+    if node.type == "use_list":
+        for child in node.named_children:
+            yield from _rust_use(child, prefix, line)
+    elif node.type == "scoped_use_list":
+        path, items = node.child_by_field_name("path"), node.child_by_field_name("list")
+        if items is not None:
+            yield from _rust_use(items, prefix + _segments(path), line)
+    elif node.type == "use_wildcard":
+        path = node.named_children[0] if node.named_child_count else None
+        module = prefix + _segments(path)
+        yield ImportRef("::".join(module), "*", "*", 0, line)
+    elif node.type == "use_as_clause":
+        path, alias = node.child_by_field_name("path"), node.child_by_field_name("alias")
+        yield _rust_ref(prefix + _segments(path), _text(alias) if alias else None, line)
+    elif node.type == "self" and prefix:  # `use a::{self}` binds `a`
+        yield _rust_ref(prefix, None, line)
+    elif segments := prefix + _segments(node):
+        yield _rust_ref(segments, None, line)
+
+
+def _rust_ref(path: list[str], alias: str | None, line: int) -> ImportRef:
+    if len(path) == 1:
+        return ImportRef(path[0], None, alias or path[0], 0, line)
+    return ImportRef("::".join(path[:-1]), path[-1], alias or path[-1], 0, line)
+
+
+def _segments(path: Node | None) -> list[str]:
+    if path is None:
+        return []
+    return [part.strip() for part in _text(path).split("::") if part.strip()]
+
+
+_JVM_NAMES = frozenset({"scoped_identifier", "qualified_identifier", "identifier"})
+
+
+def _java_imports(node: Node) -> Iterator[ImportRef]:
+    """`import a.b.C;` (Java), `import a.b.C as D` (Kotlin), `import a.b.*`."""
+    names = [c for c in node.named_children if c.type in _JVM_NAMES]
+    if not names:
+        return
+    parts = _dotted(names[0]).split(".")
+    line = node.start_point.row + 1
+    if any(child.type in ("*", "asterisk") for child in node.children):
+        yield ImportRef(".".join(parts), "*", "*", 0, line)
+        return
+    alias = _text(names[1]) if len(names) > 1 else parts[-1]  # Kotlin's `as D`
+    yield ImportRef(".".join(parts[:-1]), parts[-1], alias, 0, line)
+
+
+_JS_QUERY = "[(import_statement) (variable_declarator value: (call_expression))] @import"
+_IMPORT_QUERIES = {
+    "python": "[(import_statement) (import_from_statement)] @import",
+    "javascript": _JS_QUERY,
+    "typescript": _JS_QUERY,
+    "tsx": _JS_QUERY,
+    "go": "(import_spec) @import",
+    "rust": "[(use_declaration) (mod_item !body)] @import",
+    "java": "(import_declaration) @import",
+    "kotlin": "(import) @import",
+}
+_IMPORT_READERS: dict[str, Callable[[Node], Iterator[ImportRef]]] = {
+    "python": _python_imports,
+    "javascript": _js_imports,
+    "typescript": _js_imports,
+    "tsx": _js_imports,
+    "go": _go_imports,
+    "rust": _rust_imports,
+    "java": _java_imports,
+    "kotlin": _java_imports,
+}
+
+
+# --- Resolving imports to files ------------------------------------------------------------
+
+
+class _PathIndex:
+    """A collection's paths by their last components, so lookups need no scan of them all."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.paths: set[str] = set()
+        self.by_tail: dict[str, list[str]] = {}  # "b.py" and "a/b.py" -> "src/a/b.py"
+        self.files: dict[str, list[str]] = {}  # folder -> its files
+        self.folders_by_name: dict[str, list[str]] = {}  # "b" -> "src/a/b"
+        for path in paths:
+            self.paths.add(path)
+            parts = path.split("/")
+            self.by_tail.setdefault(parts[-1], []).append(path)
+            if len(parts) > 1:
+                self.by_tail.setdefault("/".join(parts[-2:]), []).append(path)
+            folder = "/".join(parts[:-1])
+            if folder not in self.files:
+                self.folders_by_name.setdefault(parts[-2] if folder else "", []).append(folder)
+            self.files.setdefault(folder, []).append(path)
+
+    def ending(self, suffix: str) -> list[str]:
+        """Files whose path is ``suffix`` or ends with ``/suffix``."""
+        tail = "/".join(suffix.split("/")[-2:])
+        return [p for p in self.by_tail.get(tail, []) if p == suffix or p.endswith("/" + suffix)]
+
+    def folders_ending(self, suffix: str) -> list[str]:
+        last = suffix.rsplit("/", 1)[-1]
+        folders = self.folders_by_name.get(last, [])
+        return [f for f in folders if f == suffix or f.endswith("/" + suffix)]
+
+
+def resolve_import(
+    ref: ImportRef, importing_path: str, language: str, paths: Collection[str]
+) -> list[str]:
+    """The files of ``paths`` (relative, "/"-separated) that ``ref`` points to; [] if none.
+
+    Several when the target is ambiguous or spread over files (a Go package,
+    a Java wildcard, Python's `from a import b` where ``b`` may be a submodule
+    or a name in ``a``: the submodule's file comes first). Passing a frozenset
+    keeps the lookup index built for it across calls.
+    """
+    resolver = _RESOLVERS.get(language)
+    if resolver is None:
+        return []
+    index = _cached_index(paths) if isinstance(paths, frozenset) else _PathIndex(paths)
+    return resolver(ref, importing_path, index)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_index(paths: frozenset[str]) -> _PathIndex:
+    return _PathIndex(paths)
+
+
+def _resolve_python(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
+    module = [part for part in ref.module.split(".") if part]
+    base: str | None = None
+    if ref.level:
+        base = _ancestor(posixpath.dirname(importing), ref.level - 1)
+        if base is None:
+            return []
+
+    def files(parts: list[str]) -> list[str]:
+        stem = "/".join(parts)
+        candidates = [f"{stem}.py", f"{stem}/__init__.py"] if stem else ["__init__.py"]
+        if base is None:
+            return _closest([f for c in candidates for f in index.ending(c)], importing)
+        return [f for c in candidates if (f := _join(base, c)) in index.paths]
+
+    submodule = files([*module, ref.name]) if ref.name and ref.name != "*" else []
+    own = files(module) if module or ref.level else []
+    return list(dict.fromkeys(submodule + own))
+
+
+_JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
+
+
+def _resolve_js(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
+    """A relative specifier's file; packages (bare specifiers) are not in the collection."""
+    specifier = ref.module
+    if not (specifier in (".", "..") or specifier.startswith(("./", "../"))):
+        return []
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(importing), specifier))
+    if target == ".." or target.startswith("../"):
+        return []
+    target = "" if target == "." else target
+    stem, extension = posixpath.splitext(target)
+    candidates = [target, *(target + e for e in _JS_EXTENSIONS)]
+    if extension in _JS_EXTENSIONS:
+        # TypeScript's ES modules import the compiled name: "./a.js" means a.ts.
+        candidates += [stem + e for e in _JS_EXTENSIONS]
+    candidates += [_join(target, "index" + e) for e in _JS_EXTENSIONS]
+    return next(([c] for c in candidates if c in index.paths), [])
+
+
+def _resolve_go(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
+    """The package folder matching most trailing elements of the import path.
+
+    A one-element path is the standard library's ("fmt") or a module's root,
+    which the folder names cannot tell: it resolves to nothing.
+    """
+    parts = [part for part in ref.module.split("/") if part]
+    if len(parts) < 2:
+        return []
+    for count in range(len(parts), 0, -1):
+        folders = _closest(index.folders_ending("/".join(parts[-count:])), importing)
+        files = [
+            path
+            for folder in folders
+            for path in index.files[folder]
+            if path.endswith(".go") and not path.endswith("_test.go")
+        ]
+        if files:
+            return files
+    return []
+
+
+def _resolve_rust(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
+    """The deepest module file on the path: `crate::a::b` is src/a/b.rs, else b in src/a.rs."""
+    path = [part for part in ref.module.split("::") if part]
+    if ref.name and ref.name != "*":
+        path.append(ref.name)
+    if not path:
+        return []
+    base: str | None
+    # A bare path (2018's `use a::b` for a child module `a`) names no item of this file.
+    least = 1 if path[0] not in ("crate", "self", "super") else 0
+    if path[0] == "crate":
+        base, path = _crate_source(importing), path[1:]
+        if base is None:
+            return _rust_by_suffix(path, importing, index)
+    else:
+        # `self::`, `super::` and bare paths start at the importing module.
+        base = _rust_module_folder(importing)
+        while path and path[0] in ("self", "super") and base is not None:
+            base = _ancestor(base, 1) if path[0] == "super" else base
+            path = path[1:]
+        if base is None:
+            return []
+    for count in range(len(path), least - 1, -1):
+        found = [f for f in _rust_module_files(base, path[:count]) if f in index.paths]
+        if found:
+            return found
+    return []
+
+
+def _rust_module_files(base: str, path: list[str]) -> list[str]:
+    """Where the module ``path`` under the module folder ``base`` is written."""
+    if path:
+        stem = _join(base, "/".join(path))
+        return [f"{stem}.rs", f"{stem}/mod.rs"]
+    if posixpath.basename(base) == "src":
+        return [_join(base, "lib.rs"), _join(base, "main.rs")]
+    return [f"{base}.rs", _join(base, "mod.rs")]
+
+
+def _rust_module_folder(path: str) -> str:
+    """The folder of a file's submodules: its own for mod.rs/lib.rs/main.rs, else one named
+    after it (src/a.rs -> src/a)."""
+    folder, name = posixpath.split(path)
+    if name in ("mod.rs", "lib.rs", "main.rs"):
+        return folder
+    return _join(folder, posixpath.splitext(name)[0])
+
+
+def _crate_source(path: str) -> str | None:
+    """The `src` folder of the crate holding ``path``: the innermost `src` above it."""
+    folders = path.split("/")[:-1]
+    for at in range(len(folders) - 1, -1, -1):
+        if folders[at] == "src":
+            return "/".join(folders[: at + 1])
+    return None
+
+
+def _rust_by_suffix(path: list[str], importing: str, index: _PathIndex) -> list[str]:
+    """`crate::` outside a `src` folder: any module file ending with the path."""
+    for count in range(len(path), 0, -1):
+        stem = "/".join(path[:count])
+        found = _closest(index.ending(f"{stem}.rs") + index.ending(f"{stem}/mod.rs"), importing)
+        if found:
+            return found
+    return []
+
+
+_JVM_EXTENSIONS = (".java", ".kt")
+
+
+def _resolve_jvm(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
+    """`a.b.C` is a/b/C.java or .kt; a static import's `a.b.C.f` is C's file too.
+
+    Kotlin files need not be named after what they declare: failing those, the
+    files of the package's folder.
+    """
+    package = [part for part in ref.module.split(".") if part]
+    if ref.name and ref.name != "*":
+        for parts in ([*package, ref.name], package):
+            stem = "/".join(parts)
+            candidates = (
+                [f for e in _JVM_EXTENSIONS for f in index.ending(stem + e)] if stem else []
+            )
+            if candidates:
+                return _closest(candidates, importing)
+    folders = _closest(index.folders_ending("/".join(package)), importing) if package else []
+    return [f for folder in folders for f in index.files[folder] if f.endswith(_JVM_EXTENSIONS)]
+
+
+_RESOLVERS: dict[str, Callable[[ImportRef, str, _PathIndex], list[str]]] = {
+    "python": _resolve_python,
+    "javascript": _resolve_js,
+    "typescript": _resolve_js,
+    "tsx": _resolve_js,
+    "go": _resolve_go,
+    "rust": _resolve_rust,
+    "java": _resolve_jvm,
+    "kotlin": _resolve_jvm,
+}
+
+
+def _closest(paths: list[str], importing: str) -> list[str]:
+    """Those of ``paths`` sharing the most leading folders with ``importing``, sorted."""
+    if len(paths) < 2:
+        return paths
+    home = importing.split("/")[:-1]
+
+    def shared(path: str) -> int:
+        # commonprefix compares lists element by element: folders, not characters.
+        return len(posixpath.commonprefix([home, path.split("/")[:-1]]))
+
+    best = max(shared(path) for path in paths)
+    return sorted(path for path in paths if shared(path) == best)
+
+
+def _ancestor(folder: str, up: int) -> str | None:
+    """``folder`` ``up`` levels higher ("" is the root); None above the root."""
+    parts = folder.split("/") if folder else []
+    if up > len(parts):
+        return None
+    return "/".join(parts[: len(parts) - up])
+
+
+def _join(folder: str, path: str) -> str:
+    return f"{folder}/{path}" if folder else path
+
+
+# --- Identifiers ---------------------------------------------------------------------------
+
+# A name, or a chain of them joined by dots; not the tail of a number (`1e5`).
+_CHAIN = re.compile(r"(?<![\w$])[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+def identifiers(text: str) -> list[tuple[str, int]]:
+    """Each identifier of ``text`` with its 1-based line, in order.
+
+    A dotted chain comes whole and then part by part: `client.get` gives
+    "client.get", "client", "get". Keywords, strings and comments are not told
+    apart: callers look the names up, and a name that is no symbol finds nothing.
+    """
+    found: list[tuple[str, int]] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        for match in _CHAIN.finditer(line):
+            chain = match.group()
+            found.append((chain, number))
+            if "." in chain:
+                found.extend((part, number) for part in chain.split("."))
+    return found

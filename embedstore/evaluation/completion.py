@@ -1,0 +1,739 @@
+"""Code-at-cursor benchmark, CrossCodeEval-style: does the context hold what the next line uses?
+
+A case is a cursor at the start of a line of a Python file (the target line) that
+uses a definition from another file of the same repository: a function or class it
+calls (``call``), a method of an object whose class the code before the cursor shows
+(``method``), a constant or class attribute it reads (``attribute``). A retriever
+(a row) builds a context from the code before the cursor; it is a hit when one of
+its blocks holds the definition's ``def``/``class`` line (a constant's assignment
+line). Only the definition's file and line are needed to score, so any Python
+repository makes its own benchmark, with no labelling. The answers come from
+Python's own ``ast``, not from the chunker's symbol tables that code-at-cursor
+reads, so that row is not graded by its own name resolution.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from embedstore.chunking.types import TokenCounter
+from embedstore.errors import UserInputError
+from embedstore.evaluation.bootstrap import paired_bootstrap_ci
+from embedstore.evaluation.runner import POOLED, _unique_name, _workspace
+from embedstore.evaluation.window_bm25 import window_context
+from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.ingest.sources import walk_sources
+from embedstore.progress import NullProgress, Progress
+from embedstore.retrieval.context import RagContext, context, encoder_prompt_counter
+from embedstore.store.store import Store
+
+if TYPE_CHECKING:
+    from embedstore.store.collection import Collection
+
+CASE_KINDS = ("call", "method", "attribute")
+ALL_KINDS = "all"
+DEFAULT_BUDGETS = (512, 1024, 2048, 4096)
+DEFAULT_MAX_CASES = 200
+# The budget of the per-kind columns and of the paired comparison; the largest one
+# asked for when it is not among them.
+HEADLINE_BUDGET = 2048
+CANDIDATE_ROW = "code-at-cursor"
+BASELINE_ROW = "context, last 30 lines"
+_COLLECTION = "code"
+
+
+@dataclass(frozen=True)
+class CompletionCase:
+    repo: str  # the repository folder's name
+    path: str  # the file of the cursor, relative to the repository, POSIX
+    line: int  # the target line (1-based): the cursor is at its start
+    code: str  # the text before the target line
+    code_after: str  # the text after the target line
+    kind: str  # one of CASE_KINDS
+    target_path: str  # the used definition's file
+    target_line: int  # its def/class line, or a constant's assignment line
+    target_name: str  # qualified within its module: "load", "Widget", "Widget.resize"
+
+
+# -- finding cases ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Definition:
+    path: str
+    line: int
+    name: str
+    kind: str  # "function", "class", "method" or "constant"
+    members: dict[str, _Definition] = field(default_factory=dict)  # a class's
+
+
+@dataclass(frozen=True)
+class _ModuleRef:
+    name: str  # dotted
+
+
+@dataclass(frozen=True)
+class _Instance:
+    cls: _Definition
+    line: int  # the last line of what shows the type: visible to cursors below it
+
+
+# What a name means at a point of a file; None: something this analysis does not follow
+# (a local that hides an import, a module outside the repository...).
+_Binding = _Definition | _ModuleRef | _Instance | None
+
+
+@dataclass
+class _Module:
+    name: str
+    source: str  # the file's text
+    path: str
+    tree: ast.Module
+    definitions: dict[str, _Definition]
+    reexports: dict[str, tuple[str, str]]  # name -> (module, name) it is imported from
+
+
+@dataclass(frozen=True)
+class _Use:
+    line: int
+    column: int
+    kind: str
+    target: _Definition
+
+
+class _Repository:
+    def __init__(self, modules: Sequence[_Module]) -> None:
+        self.modules = {m.name: m for m in reversed(modules)}  # a clash: the first file wins
+
+    def member(
+        self, module: str, name: str, seen: frozenset[tuple[str, str]] = frozenset()
+    ) -> _Definition | _ModuleRef | None:
+        """What ``from module import name`` binds, re-exports followed to their definition.
+
+        A name the module defines or imports comes first, then a submodule of that
+        name, as Python's import system resolves it.
+        """
+        found = self.modules.get(module)
+        if found is not None:
+            if name in found.definitions:
+                return found.definitions[name]
+            origin = found.reexports.get(name)
+            if origin is not None and (module, name) not in seen:
+                resolved = self.member(*origin, seen | {(module, name)})
+                if resolved is not None:
+                    return resolved
+        submodule = f"{module}.{name}"
+        return _ModuleRef(submodule) if submodule in self.modules else None
+
+
+def build_cases(
+    root: Path, seed: int = 0, max_cases: int | None = DEFAULT_MAX_CASES
+) -> list[CompletionCase]:
+    """Cursors of the repository's Python files whose line uses another file's definition.
+
+    Only the first use of each definition in a file gives a case (later ones
+    repeat it), and one cursor gives one case: of two definitions first used on
+    one line, the leftmost. A name whose import cannot be followed to a
+    definition of the repository (a re-export of another package's) is no
+    target, so no target line is an import statement. ``max_cases`` are sampled
+    (seeded) evenly across the kinds, a kind with too few leaving its share to
+    the others.
+    """
+    modules = _parse(root)
+    repository = _Repository(modules)
+    found: list[CompletionCase] = []
+    for module in modules:
+        found.extend(_cases_of(root.name, repository, module))
+    return _sample(found, seed, max_cases)
+
+
+def _parse(root: Path) -> list[_Module]:
+    sources = [s for s in walk_sources(root) if s.rel_path.endswith(".py")]
+    names = _module_names([s.rel_path for s in sources], root.name)
+    modules = []
+    for source in sources:
+        try:
+            tree = ast.parse(source.text)
+        except (SyntaxError, ValueError):  # not Python 3, or a NUL byte
+            continue
+        module = _Module(names[source.rel_path], source.text, source.rel_path, tree, {}, {})
+        for stmt in _top_level(tree.body):
+            for name, definition in _defined(source.rel_path, stmt, None):
+                # The first: a fallback further down is not the one a reader finds first.
+                module.definitions.setdefault(name, definition)
+            if isinstance(stmt, ast.ImportFrom) and (base := _absolute(module, stmt)):
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        module.reexports.setdefault(alias.asname or alias.name, (base, alias.name))
+        modules.append(module)
+    return modules
+
+
+def _module_names(rel_paths: Sequence[str], root_name: str) -> dict[str, str]:
+    """Dotted module names as Python imports them with the topmost package's parent on the path.
+
+    A folder is a package when it has an ``__init__.py``; the repository folder
+    itself, when it is one, takes its own name.
+    """
+    paths = [PurePosixPath(p) for p in rel_paths]
+    packages = {p.parent for p in paths if p.name == "__init__.py"}
+    names = {}
+    for rel, path in zip(rel_paths, paths, strict=True):
+        parts = [] if path.name == "__init__.py" else [path.stem]
+        folder = path.parent
+        while folder in packages:
+            parts.insert(0, folder.name or root_name)
+            if folder == folder.parent:
+                break
+            folder = folder.parent
+        names[rel] = ".".join(parts)
+    return names
+
+
+def _top_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module-level statements, through ``if``/``try``/``with`` (version and import fallbacks)."""
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            yield from _top_level([*stmt.body, *stmt.orelse])
+        elif isinstance(stmt, ast.Try):
+            handlers = [s for h in stmt.handlers for s in h.body]
+            yield from _top_level([*stmt.body, *handlers, *stmt.orelse, *stmt.finalbody])
+        elif isinstance(stmt, ast.With):
+            yield from _top_level(stmt.body)
+        else:
+            yield stmt
+
+
+def _defined(path: str, stmt: ast.stmt, owner: str | None) -> list[tuple[str, _Definition]]:
+    """The names ``stmt`` defines in its module (``owner`` None) or in class ``owner``."""
+    prefix = f"{owner}." if owner else ""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        kind = "method" if owner else "function"
+        return [(stmt.name, _Definition(path, stmt.lineno, prefix + stmt.name, kind))]
+    if isinstance(stmt, ast.ClassDef):
+        members: dict[str, _Definition] = {}
+        for inner in stmt.body:
+            for name, definition in _defined(path, inner, prefix + stmt.name):
+                members.setdefault(name, definition)
+        return [(stmt.name, _Definition(path, stmt.lineno, prefix + stmt.name, "class", members))]
+    if isinstance(stmt, ast.Assign):
+        targets = [
+            n for t in stmt.targets for n in ast.walk(t)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)  # not `a` of `a.b = 1`
+        ]
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        targets = [stmt.target]
+    else:
+        return []
+    return [(t.id, _Definition(path, stmt.lineno, prefix + t.id, "constant")) for t in targets]
+
+
+def _absolute(module: _Module, node: ast.ImportFrom) -> str | None:
+    """The module a ``from ... import`` reads, relative levels resolved; None above the top."""
+    if not node.level:
+        return node.module
+    package = module.name if module.path.endswith("__init__.py") else module.name.rpartition(".")[0]
+    parts = package.split(".") if package else []
+    if node.level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base) or None
+
+
+class _Uses(ast.NodeVisitor):
+    """Walks one file in source order, binding names as the code before each line shows them.
+
+    Scopes are per function and class; control flow is not followed (a name
+    bound in one branch is bound from there on), which is what a reader of the
+    code before the cursor sees too.
+    """
+
+    def __init__(self, repository: _Repository, module: _Module) -> None:
+        self.repository = repository
+        self.module = module
+        self.scopes: list[dict[str, _Binding]] = [{}]
+        self.found: list[_Use] = []
+
+    def bind(self, name: str, binding: _Binding) -> None:
+        self.scopes[-1][name] = binding
+
+    def lookup(self, name: str) -> _Binding:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def resolve(self, node: ast.expr) -> _Binding:
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id)
+        if not isinstance(node, ast.Attribute):
+            return None
+        base = self.resolve(node.value)
+        if isinstance(base, _ModuleRef):
+            return self.repository.member(base.name, node.attr)
+        if isinstance(base, _Instance) and base.line < _line(node):
+            base = base.cls
+        if isinstance(base, _Definition) and base.kind == "class":
+            return base.members.get(node.attr)
+        return None
+
+    def class_of(self, annotation: ast.expr | None) -> _Definition | None:
+        """The class an annotation names: ``Cls``, ``mod.Cls``, ``"Cls"`` or ``Cls | None``."""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            sides = [self.class_of(annotation.left), self.class_of(annotation.right)]
+            classes = [c for c in sides if c is not None]
+            return classes[0] if len(classes) == 1 else None
+        if annotation is None:
+            return None
+        found = self.resolve(annotation)
+        return found if isinstance(found, _Definition) and found.kind == "class" else None
+
+    def record(self, node: ast.expr, kind: str, target: _Definition) -> None:
+        self.found.append(_Use(_line(node), node.end_col_offset or 0, kind, target))
+
+    # -- bindings
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.bind(alias.asname, _ModuleRef(alias.name))
+            else:  # `import a.b.c` binds `a`
+                top = alias.name.partition(".")[0]
+                self.bind(top, _ModuleRef(top))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = _absolute(self.module, node)
+        for alias in node.names:
+            if alias.name != "*":
+                found = self.repository.member(base, alias.name) if base else None
+                self.bind(alias.asname or alias.name, found)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        # Decorators, defaults and annotations run in the enclosing scope.
+        args = node.args
+        outside = [*node.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d)]
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        every += [a for a in (args.vararg, args.kwarg) if a is not None]
+        for expr in [*outside, *(a.annotation for a in every if a.annotation), node.returns]:
+            if expr is not None:
+                self.visit(expr)
+        self.bind(node.name, None)
+        scope: dict[str, _Binding] = {}
+        for arg in every:
+            cls = self.class_of(arg.annotation)
+            scope[arg.arg] = _Instance(cls, _end_line(arg)) if cls else None
+        self.scopes.append(scope)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.scopes.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+            self.visit(expr)
+        self.bind(node.name, None)
+        self.scopes.append({})
+        for stmt in node.body:
+            self.visit(stmt)
+        self.scopes.pop()
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self.visit(target)  # binds every name it stores to None
+        made = node.value.func if isinstance(node.value, ast.Call) else None
+        cls = self.resolve(made) if made is not None else None
+        if isinstance(cls, _Definition) and cls.kind == "class":
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.bind(target.id, _Instance(cls, _end_line(node)))
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.visit(node.annotation)
+        if node.value is not None:
+            self.visit(node.value)
+        self.visit(node.target)
+        cls = self.class_of(node.annotation)
+        if cls is not None and isinstance(node.target, ast.Name):
+            self.bind(node.target.id, _Instance(cls, _end_line(node)))
+
+    # -- uses
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Store):
+            self.bind(node.id, None)
+        elif isinstance(node.ctx, ast.Load):
+            self.read(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.read(node)
+        self.visit(node.value)
+
+    def read(self, node: ast.Name | ast.Attribute) -> None:
+        target = self.resolve(node)
+        if isinstance(target, _Definition) and target.kind == "constant":
+            self.record(node, "attribute", target)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        target = self.resolve(node.func)
+        if isinstance(target, _Definition) and target.kind in ("function", "class", "method"):
+            self.record(node.func, "method" if target.kind == "method" else "call", target)
+        # The callee's own name is no read of a constant; what it is reached through may be.
+        if isinstance(node.func, ast.Attribute):
+            self.visit(node.func.value)
+        elif not isinstance(node.func, ast.Name):
+            self.visit(node.func)
+        for expr in [*node.args, *(k.value for k in node.keywords)]:
+            self.visit(expr)
+
+
+def _line(node: ast.expr) -> int:
+    """The line of an expression's last token: where ``obj.meth``'s ``meth`` is written."""
+    return node.end_lineno or node.lineno
+
+
+def _end_line(node: ast.stmt | ast.arg) -> int:
+    return node.end_lineno or node.lineno
+
+
+def _cases_of(repo: str, repository: _Repository, module: _Module) -> list[CompletionCase]:
+    visitor = _Uses(repository, module)
+    try:
+        visitor.visit(module.tree)
+    except RecursionError:  # a generated expression nested deeper than the stack
+        return []
+    firsts: dict[tuple[str, int], _Use] = {}
+    for use in sorted(visitor.found, key=lambda u: (u.line, u.column)):
+        if use.target.path != module.path:
+            firsts.setdefault((use.target.path, use.target.line), use)
+    per_line: dict[int, _Use] = {}
+    for use in firsts.values():
+        per_line.setdefault(use.line, use)
+    lines = module.source.splitlines(keepends=True)
+    return [
+        CompletionCase(
+            repo, module.path, use.line, "".join(lines[: use.line - 1]),
+            "".join(lines[use.line :]), use.kind, use.target.path, use.target.line,
+            use.target.name,
+        )
+        for use in per_line.values()
+    ]
+
+
+def _sample(cases: Sequence[CompletionCase], seed: int, limit: int | None) -> list[CompletionCase]:
+    """Up to ``limit`` cases, round robin over the kinds, each kind's order shuffled (seeded)."""
+    rng = random.Random(seed)
+    pools = [[c for c in cases if c.kind == kind] for kind in CASE_KINDS]
+    for pool in pools:
+        rng.shuffle(pool)
+    picked: list[CompletionCase] = []
+    total = len(cases) if limit is None else min(limit, len(cases))
+    while len(picked) < total:
+        for pool in pools:
+            if pool and len(picked) < total:
+                picked.append(pool.pop())
+    return sorted(picked, key=lambda c: (c.path, c.line))
+
+
+# -- rows: the retrievers compared -----------------------------------------------------
+
+Row = Callable[["Collection", CompletionCase, int, TokenCounter], RagContext]
+
+
+def no_retrieval(
+    collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
+) -> RagContext:
+    return RagContext("", "", 0, budget, [])
+
+
+def last_lines_context(lines: int) -> Row:
+    """Today's word-query context, the last ``lines`` lines before the cursor as the query."""
+
+    def row(
+        collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
+    ) -> RagContext:
+        query = "\n".join(case.code.splitlines()[-lines:])
+        if not query.strip():
+            return RagContext(query, "", 0, budget, [])
+        return context(collection, query, budget, count_tokens=count_tokens)
+
+    return row
+
+
+def code_at_cursor(
+    collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
+) -> RagContext:
+    from embedstore.retrieval.code_context import context_for_code
+
+    return context_for_code(
+        collection, case.code, path=case.path, max_tokens=budget, tokenizer=count_tokens
+    )
+
+
+ROWS: dict[str, Row] = {
+    "no retrieval": no_retrieval,
+    "context, last 8 lines": last_lines_context(8),
+    BASELINE_ROW: last_lines_context(30),
+    "sliding-window BM25": window_context,
+    CANDIDATE_ROW: code_at_cursor,
+}
+
+
+def check_rows(names: Sequence[str]) -> None:
+    unknown = [n for n in names if n not in ROWS]
+    if unknown:
+        raise ValueError(
+            f"unknown row {', '.join(map(repr, unknown))}; valid rows: "
+            + ", ".join(map(repr, ROWS))
+        )
+
+
+# -- scoring ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One case under one row at one budget."""
+
+    hit: bool
+    tokens: int  # the context's, as a prompt holds it
+    current_tokens: int  # of its blocks (each counted alone), those of the cursor's file
+    block_tokens: int  # of all its blocks, each counted alone
+    seconds: float = 0.0
+
+
+def is_hit(answer: RagContext, case: CompletionCase) -> bool:
+    return any(
+        b.path == case.target_path and case.target_line in b.lines for b in answer.blocks
+    )
+
+
+def score(
+    answer: RagContext, case: CompletionCase, count_tokens: TokenCounter, seconds: float = 0.0
+) -> Outcome:
+    """``answer`` measured by one counter of prompt tokens, whatever the row counted with."""
+    total, *sizes = count_tokens([answer.text, *(b.render() for b in answer.blocks)])
+    current = sum(n for n, b in zip(sizes, answer.blocks, strict=True) if b.path == case.path)
+    return Outcome(is_hit(answer, case), total, current, sum(sizes), seconds)
+
+
+@dataclass(frozen=True)
+class CompletionRow:
+    repo: str  # a repository's name, or "pooled"
+    row: str
+    kind: str  # a case kind, or "all"
+    budget: int
+    cases: int
+    recall: float  # %, with its bootstrap 95% CI over cases
+    recall_low: float
+    recall_high: float
+    current_file_share: float | None  # % of the blocks' tokens on the cursor's file
+    mean_tokens: float
+    ms_per_case: float
+
+
+@dataclass
+class CompletionReport:
+    repos: list[str]
+    encoder: str
+    seed: int
+    budgets: list[int]
+    rows: list[str]
+    headline_budget: int
+    cases: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+    results: list[CompletionRow] = field(default_factory=list)
+    # Per repository and pooled: code-at-cursor minus "context, last 30 lines", recall at
+    # the headline budget, paired bootstrap 95% CI (points); empty without both rows.
+    vs_context: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    index_seconds: float = 0.0
+
+
+def summarize(
+    repo: str, row: str, kind: str, budget: int, outcomes: Sequence[Outcome], seed: int
+) -> CompletionRow:
+    # A system that never hits differs from this one by its recall, so the paired
+    # bootstrap against it gives the recall's own CI.
+    hits = [float(o.hit) for o in outcomes]
+    recall, low, high = paired_bootstrap_ci(hits, [0.0] * len(hits), seed=seed)
+    spent = sum(o.block_tokens for o in outcomes)
+    return CompletionRow(
+        repo, row, kind, budget, len(outcomes), 100 * recall, 100 * low, 100 * high,
+        100 * sum(o.current_tokens for o in outcomes) / spent if spent else None,
+        sum(o.tokens for o in outcomes) / len(outcomes),
+        1000 * sum(o.seconds for o in outcomes) / len(outcomes),
+    )
+
+
+def run_completion(
+    repos: Path | Sequence[Path],
+    *,
+    encoder: str | None = None,
+    seed: int = 0,
+    max_cases: int | None = DEFAULT_MAX_CASES,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+    rows: Sequence[str] = tuple(ROWS),
+    work: Path | None = None,
+    progress: Progress | None = None,
+) -> CompletionReport:
+    """Index each repository as it is, then score every row at every budget on its cases.
+
+    Every repository is scored on its own and, when there are several, pooled
+    (every case weighs the same). ``work`` keeps the collections for next time.
+    Every row packs, and is measured, in prompt tokens of the collection's query
+    encoder's tokenizer (special tokens aside).
+    """
+    paths = [Path(repos)] if isinstance(repos, str | Path) else [Path(p) for p in repos]
+    paths = list(dict.fromkeys(paths))  # a repository given twice would be pooled twice
+    if not paths:
+        raise UserInputError("no repository to evaluate")
+    check_rows(rows)
+    if not budgets or min(budgets) < 1:
+        raise ValueError(f"budgets must be at least 1 token, got {list(budgets)}")
+    ui = progress or NullProgress()
+    headline = HEADLINE_BUDGET if HEADLINE_BUDGET in budgets else max(budgets)
+    report = CompletionReport([str(p) for p in paths], "", seed, list(budgets), list(rows),
+                              headline)
+    scopes: dict[str, tuple[list[CompletionCase], dict[tuple[str, int], list[Outcome]]]] = {}
+    with _workspace(work) as space:
+        for repo in paths:
+            name = _unique_name(repo, paths)
+            cases = build_cases(repo, seed, max_cases)
+            if not cases:
+                raise UserInputError(
+                    f"no line of a Python file in {repo} calls or reads a function, class, "
+                    "method or constant of another of its files: nothing to evaluate"
+                )
+            collection = _index(Store(space / name / "store"), repo, encoder, report, ui)
+            scopes[name] = (cases, _run_rows(name, collection, cases, rows, budgets, ui))
+            collection.close()
+    if len(paths) > 1:
+        pooled: dict[tuple[str, int], list[Outcome]] = {}
+        for _, outcomes in scopes.values():
+            for config, found in outcomes.items():
+                pooled.setdefault(config, []).extend(found)
+        scopes[POOLED] = ([c for cases, _ in scopes.values() for c in cases], pooled)
+    for scope, (cases, outcomes) in scopes.items():
+        _add_results(report, scope, cases, outcomes)
+    every = scopes[POOLED if len(paths) > 1 else _unique_name(paths[0], paths)][0]
+    report.cases = len(every)
+    report.kinds = {kind: sum(c.kind == kind for c in every) for kind in CASE_KINDS}
+    return report
+
+
+def _index(
+    store: Store, repo: Path, encoder: str | None, report: CompletionReport, ui: Progress
+) -> Collection:
+    began = time.perf_counter()
+    index_folder(store, repo, IndexOptions(name=_COLLECTION, encoder=encoder), ui)
+    report.index_seconds += time.perf_counter() - began
+    collection = store.open(_COLLECTION)
+    report.encoder = collection.manifest.encoder
+    return collection
+
+
+def _run_rows(
+    name: str, collection: Collection, cases: Sequence[CompletionCase], rows: Sequence[str],
+    budgets: Sequence[int], ui: Progress,
+) -> dict[tuple[str, int], list[Outcome]]:
+    count_tokens = encoder_prompt_counter(collection)
+    outcomes: dict[tuple[str, int], list[Outcome]] = {(r, b): [] for r in rows for b in budgets}
+    for row in rows:
+        stage = f"{name}: {row}"
+        ui.start(stage, len(cases))
+        for case in cases:
+            for budget in budgets:
+                began = time.perf_counter()
+                answer = ROWS[row](collection, case, budget, count_tokens)
+                seconds = time.perf_counter() - began
+                outcomes[(row, budget)].append(score(answer, case, count_tokens, seconds))
+            ui.advance(stage)
+        ui.finish(stage)
+    return outcomes
+
+
+def _add_results(
+    report: CompletionReport, scope: str, cases: Sequence[CompletionCase],
+    outcomes: dict[tuple[str, int], list[Outcome]],
+) -> None:
+    for (row, budget), found in outcomes.items():
+        for kind in (ALL_KINDS, *CASE_KINDS):
+            picked = [o for o, c in zip(found, cases, strict=True) if kind in (ALL_KINDS, c.kind)]
+            if picked:
+                report.results.append(summarize(scope, row, kind, budget, picked, report.seed))
+    mine = outcomes.get((CANDIDATE_ROW, report.headline_budget))
+    theirs = outcomes.get((BASELINE_ROW, report.headline_budget))
+    if mine is not None and theirs is not None:
+        diff = paired_bootstrap_ci(
+            [float(o.hit) for o in mine], [float(o.hit) for o in theirs], seed=report.seed
+        )
+        report.vs_context[scope] = (100 * diff[0], 100 * diff[1], 100 * diff[2])
+
+
+# -- the report ------------------------------------------------------------------------
+
+
+def markdown_report(report: CompletionReport) -> str:
+    """One table of every row over the pooled cases (or the only repository's), then per repo."""
+    pooled = len(report.repos) > 1
+    scope = POOLED if pooled else next(r.repo for r in report.results)
+    head = report.headline_budget
+    results = {(r.repo, r.row, r.kind, r.budget): r for r in report.results}
+    kinds = ", ".join(f"{n} {kind}" for kind, n in report.kinds.items())
+    where = f"pooled over {len(report.repos)} repositories" if pooled else scope
+    lines = [
+        f"{report.cases:,} cursors ({kinds}), {where}; {report.encoder}, seed {report.seed}. "
+        "Recall: a block of the context holds the used definition's def/class line (a "
+        "constant's assignment line), % [bootstrap 95% CI over cursors]; current file: % of "
+        f"the blocks' tokens on the cursor's own file; columns without a budget are at {head}.",
+        "",
+        "| row | " + " | ".join(f"recall@{b}" for b in report.budgets) + " | "
+        + " | ".join(report.kinds) + " | current file | tokens | ms |",
+        "|---|" + "---|" * (len(report.budgets) + len(report.kinds) + 3),
+    ]
+    for row in report.rows:
+        budget_cells = [_with_ci(results[(scope, row, ALL_KINDS, b)]) for b in report.budgets]
+        kind_cells = [
+            f"{found.recall:.1f}" if (found := results.get((scope, row, kind, head))) else "-"
+            for kind in report.kinds
+        ]
+        overall = results[(scope, row, ALL_KINDS, head)]
+        share = overall.current_file_share
+        lines.append(
+            f"| {row} | " + " | ".join([*budget_cells, *kind_cells]) + " | "
+            + ("-" if share is None else f"{share:.1f}")
+            + f" | {overall.mean_tokens:.0f} | {overall.ms_per_case:.1f} |"
+        )
+    if scope in report.vs_context:
+        diff, low, high = report.vs_context[scope]
+        lines += ["", f"{CANDIDATE_ROW} minus {BASELINE_ROW}, recall@{head}: {diff:+.1f} points "
+                      f"[{low:+.1f}, {high:+.1f}] (paired bootstrap over cursors)"]
+    if pooled:
+        repos = list(dict.fromkeys(r.repo for r in report.results if r.repo != POOLED))
+        lines += [
+            "", f"Recall@{head} per repository:", "",
+            "| repository | cursors | " + " | ".join(report.rows) + " |",
+            "|---|---|" + "---|" * len(report.rows),
+        ]
+        for repo in repos:
+            cells = [f"{results[(repo, row, ALL_KINDS, head)].recall:.1f}" for row in report.rows]
+            n = results[(repo, report.rows[0], ALL_KINDS, head)].cases
+            lines.append(f"| {repo} | {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _with_ci(row: CompletionRow) -> str:
+    return f"{row.recall:.1f} [{row.recall_low:.1f}, {row.recall_high:.1f}]"

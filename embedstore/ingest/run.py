@@ -1,0 +1,72 @@
+"""One write to a collection: its options, its report, and what every stage shares."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from embedstore.encoders.base import Encoder
+from embedstore.progress import Progress
+from embedstore.store.collection import Collection
+from embedstore.store.manifest import Manifest
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    name: str | None = None
+    encoder: str | None = None  # None: the collection's own, or the default
+    pooling: str | None = None  # None: the collection's own, or the model's recommended
+    index_kind: str | None = None  # None: the collection's own, or "auto"
+    rebuild: bool = False
+    batch_size: int = 16  # rows of the longest text per batch (encoders.base.budget_batches)
+    embed_header: bool | None = None  # None: the collection's own, or True
+    precision: str | None = None  # None: $EMBEDSTORE_PRECISION, else auto (see encoders.precision)
+    ray: str | None = None  # None: encode here; "local" or HOST:PORT: on Ray (ray_encoder)
+
+
+@dataclass
+class IndexReport:
+    collection: str
+    files_scanned: int = 0
+    files_new: int = 0
+    files_changed: int = 0
+    files_deleted: int = 0
+    files_unchanged: int = 0
+    units_added: int = 0
+    units_removed: int = 0
+    chunks_encoded: int = 0
+    chunks_reused: int = 0
+    chunks_total: int = 0
+    units_total: int = 0
+    index_kind: str = ""
+    skipped: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def nothing_changed(self) -> bool:
+        return not (self.files_new or self.files_changed or self.files_deleted)
+
+
+@dataclass
+class Run:
+    """What the stages of one write share: where it writes, with what, and its report."""
+
+    collection: Collection
+    manifest: Manifest  # the manifest this run commits
+    encoder: Encoder
+    opts: IndexOptions
+    ui: Progress
+    report: IndexReport = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.report = IndexReport(collection=self.collection.name)
+
+    @contextmanager
+    def stage(self, name: str, total: int | None) -> Iterator[None]:
+        began = time.perf_counter()
+        self.ui.start(name, total)
+        yield
+        self.ui.finish(name)
+        self.report.seconds[name] = round(time.perf_counter() - began, 3)

@@ -1,0 +1,234 @@
+"""Pack the best definitions into a token budget, ready to paste into a coding model's prompt.
+
+A hit is a whole definition (see embedstore.chunking.units). It goes in whole when it
+fits what is left of the budget. Otherwise its signature goes in with the
+piece that matched, a ``…`` line between them, the piece cut only where a
+statement ends, so the model never reads half a definition as if it were all.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from embedstore.chunking.types import TokenCounter
+from embedstore.retrieval.filters import SearchFilters
+from embedstore.retrieval.search import SearchResult, search
+
+if TYPE_CHECKING:
+    from embedstore.store.collection import Collection
+
+# Special tokens the encoder's tokenizer adds to every counted text ([CLS], [SEP]);
+# a prompt has none of them, so they are taken off each count.
+_ENCODER_SPECIAL_TOKENS = 2
+ELISION = "…"
+# A header longer than this is not a signature worth keeping whole; the first line stands in.
+SIGNATURE_MAX_LINES = 20
+# Prose has no signature to find: its first line (a heading) stands in.
+_PROSE_KINDS = frozenset({"section", "lines"})
+_COMMENT_STARTS = ("#", "//", "/*", "*")
+_CLOSERS = (")", "]", "}")
+# Hits considered when packing a context; the budget usually binds first.
+CONTEXT_CANDIDATES = 50
+
+
+@dataclass
+class ContextBlock:
+    """Lines of one file from one or more merged hits; a gap between them renders as ``…``."""
+
+    path: str
+    language: str
+    lines: dict[int, str]
+    best_rank: int = 0
+
+    @property
+    def start_line(self) -> int:
+        return min(self.lines)
+
+    @property
+    def end_line(self) -> int:
+        return max(self.lines)
+
+    @property
+    def ranges(self) -> list[tuple[int, int]]:
+        """The runs of consecutive lines, in order."""
+        runs: list[tuple[int, int]] = []
+        for n in sorted(self.lines):
+            if runs and runs[-1][1] == n - 1:
+                runs[-1] = (runs[-1][0], n)
+            else:
+                runs.append((n, n))
+        return runs
+
+    def render(self) -> str:
+        runs = self.ranges
+        body = f"\n{ELISION}\n".join(
+            "\n".join(self.lines[n] for n in range(first, last + 1)) for first, last in runs
+        )
+        where = ",".join(f"{first}-{last}" for first, last in runs)
+        fence = "```"
+        return f"{self.path}:{where}\n{fence}{self.language}\n{body}\n{fence}"
+
+    def touches(self, other: ContextBlock) -> bool:
+        """Overlapping or directly adjacent lines of the same file."""
+        return (
+            other.path == self.path
+            and other.start_line <= self.end_line + 1
+            and other.end_line >= self.start_line - 1
+        )
+
+    def union(self, other: ContextBlock) -> ContextBlock:
+        return ContextBlock(
+            self.path, self.language, {**self.lines, **other.lines},
+            min(self.best_rank, other.best_rank),
+        )
+
+
+@dataclass(frozen=True)
+class RagContext:
+    query: str
+    text: str
+    tokens: int
+    max_tokens: int
+    blocks: list[ContextBlock]
+
+
+def unit_lines(hit: SearchResult) -> dict[int, str]:
+    """The hit's whole definition, by line number."""
+    return {hit.start_line + i: line for i, line in enumerate(hit.text.split("\n"))}
+
+
+def signature_end(hit: SearchResult, lines: dict[int, str]) -> int:
+    """The last line of the definition's header: decorators and a multi-line ``def`` included.
+
+    That is the first line ending with ``:`` or ``{`` (comments aside); without
+    one near the top, or for prose, the first line alone.
+    """
+    if hit.kind in _PROSE_KINDS:
+        return hit.start_line
+    last = min(hit.end_line, hit.start_line + SIGNATURE_MAX_LINES - 1)
+    for n in range(hit.start_line, last + 1):
+        code = lines[n].strip()
+        if code.endswith((":", "{")) and not code.startswith(_COMMENT_STARTS):
+            return n
+    return hit.start_line
+
+
+def statement_ends(lines: dict[int, str], first: int, last: int) -> list[int]:
+    """Lines that ``first..`` may stop at without leaving a statement open, ascending.
+
+    A cut is clean when the next non-blank line is indented no deeper than the
+    piece's first line and does not close a bracket: whatever the piece opened
+    is then closed. ``last``, where the chunker itself cut, is always clean.
+    """
+    code = [n for n in range(first, last + 1) if lines[n].strip()]
+    if not code:
+        return [last]
+    base = _indent(lines[code[0]])
+    ends = [
+        n for n, following in itertools.pairwise(code)
+        if _indent(lines[following]) <= base
+        and not lines[following].lstrip().startswith(_CLOSERS)
+    ]
+    return [*ends, last]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def excerpts(hit: SearchResult, rank: int) -> list[ContextBlock]:
+    """Signature + ever longer clean prefixes of the matched piece, shortest first."""
+    lines = unit_lines(hit)
+    head = signature_end(hit, lines)
+    signature = {n: lines[n] for n in range(hit.start_line, head + 1)}
+    first = max(hit.match_start_line, head + 1)  # the signature is there already
+    if first > hit.match_end_line:
+        return [ContextBlock(hit.path, hit.language, signature, rank)]
+    return [
+        ContextBlock(
+            hit.path, hit.language,
+            {**signature, **{n: lines[n] for n in range(first, end + 1)}}, rank,
+        )
+        for end in statement_ends(lines, first, hit.match_end_line)
+    ]
+
+
+def with_block(blocks: Sequence[ContextBlock], new: ContextBlock) -> list[ContextBlock]:
+    """``blocks`` plus ``new``, merged with every block it touches, directly or in a chain."""
+    merged, rest = new, list(blocks)
+    while (hit := next((b for b in rest if b.touches(merged)), None)) is not None:
+        rest.remove(hit)
+        merged = merged.union(hit)
+    return [*rest, merged]
+
+
+def render(blocks: Sequence[ContextBlock]) -> str:
+    return "\n\n".join(b.render() for b in sorted(blocks, key=lambda b: b.best_rank))
+
+
+def pack_context(
+    query: str, hits: Sequence[SearchResult], max_tokens: int, count_tokens: TokenCounter
+) -> RagContext:
+    """Greedily add hits in rank order while the rendered context fits ``max_tokens``.
+
+    Each hit goes in as its whole definition when that fits what is left, else
+    as its signature and the longest clean prefix of its matched piece that
+    fits, else not at all (smaller later hits still get their chance). A hit
+    overlapping or adjoining a block already taken from the same file is
+    merged into it, so no line appears twice.
+    """
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+
+    def cost(blocks: Sequence[ContextBlock]) -> int:
+        return count_tokens([render(blocks)])[0] if blocks else 0
+
+    blocks: list[ContextBlock] = []
+    for rank, hit in enumerate(hits):
+        whole = with_block(blocks, ContextBlock(hit.path, hit.language, unit_lines(hit), rank))
+        if cost(whole) <= max_tokens:
+            blocks = whole
+            continue
+        options = [with_block(blocks, part) for part in excerpts(hit, rank)]
+        # Longer excerpts cost more, so the ones that fit are a prefix of the list.
+        fitting = bisect.bisect_left(
+            range(len(options)), True, key=lambda i: cost(options[i]) > max_tokens
+        )
+        if fitting:
+            blocks = options[fitting - 1]
+    ordered = sorted(blocks, key=lambda b: b.best_rank)
+    return RagContext(query, render(ordered), cost(ordered), max_tokens, ordered)
+
+
+def context(
+    collection: Collection,
+    query: str,
+    max_tokens: int = 2000,
+    *,
+    mode: str = "hybrid",
+    filters: SearchFilters | None = None,
+    nprobe: int | None = None,
+    count_tokens: TokenCounter | None = None,
+) -> RagContext:
+    """The best units for ``query`` packed into ``max_tokens`` for a prompt.
+
+    ``count_tokens`` counts the target model's tokens (see retrieval.tokenizers);
+    default: the encoder's tokenizer.
+    """
+    hits = search(collection, query, CONTEXT_CANDIDATES, mode=mode, filters=filters, nprobe=nprobe)
+    count = count_tokens or encoder_prompt_counter(collection)
+    return pack_context(query, hits, max_tokens, count)
+
+
+def encoder_prompt_counter(collection: Collection) -> TokenCounter:
+    """Prompt tokens by the collection's encoder tokenizer, its special tokens taken off."""
+    encoder_count = collection.query_encoder.count_tokens
+
+    def count(texts: list[str]) -> list[int]:
+        return [max(0, n - _ENCODER_SPECIAL_TOKENS) for n in encoder_count(texts)]
+
+    return count

@@ -1,0 +1,136 @@
+"""The symbol table: each file's definitions and imports, stored beside its units.
+
+Written in the same transaction as the file's units (``db.apply_changes``) and
+deleted with it (ON DELETE CASCADE), so it is always as fresh as the index.
+Imports are kept as written; they resolve against the collection's paths when
+a query needs them, so a file added later still resolves an older file's import.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` and `info`)
+    from embedstore.chunking.symbols import Definition, ImportRef
+
+# Bumped when extraction changes: the next `index` re-reads every file once (see ingest.scan).
+SYMBOLS_VERSION = "1"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS definitions (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    qualname TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    signature_end_line INTEGER NOT NULL,
+    doc TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS definitions_name ON definitions(name);
+CREATE INDEX IF NOT EXISTS definitions_file ON definitions(file_id);
+CREATE TABLE IF NOT EXISTS imports (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    module TEXT NOT NULL,
+    name TEXT,
+    alias TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    line INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+"""
+
+
+class DefinitionRow(NamedTuple):
+    path: str
+    language: str
+    name: str
+    qualname: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature_end_line: int
+    doc: str
+
+
+class ImportRow(NamedTuple):  # the fields of chunking.symbols.ImportRef
+    module: str
+    name: str | None
+    alias: str
+    level: int
+    line: int
+
+
+def insert(
+    conn: sqlite3.Connection,
+    file_id: int,
+    definitions: Sequence[Definition],
+    imports: Sequence[ImportRef],
+) -> None:
+    conn.executemany(
+        "INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, d.name, d.qualname, d.kind, d.start_line, d.end_line, d.signature_end_line,
+          d.doc) for d in definitions],
+    )
+    conn.executemany(
+        "INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?)",
+        [(file_id, i.module, i.name, i.alias, i.level, i.line) for i in imports],
+    )
+
+
+_DEFINITION_COLUMNS = (
+    "f.path, f.language, d.name, d.qualname, d.kind, d.start_line, d.end_line, "
+    "d.signature_end_line, d.doc"
+)
+
+
+def _rows(cursor: sqlite3.Cursor) -> list[DefinitionRow]:
+    return [DefinitionRow(*r) for r in cursor]
+
+
+def definitions_in(conn: sqlite3.Connection, paths: Sequence[str]) -> list[DefinitionRow]:
+    """Every definition of the files at ``paths``, in file order."""
+    if not paths:
+        return []
+    marks = ",".join("?" * len(paths))
+    return _rows(conn.execute(
+        f"SELECT {_DEFINITION_COLUMNS} FROM definitions d JOIN files f ON f.id = d.file_id "
+        f"WHERE f.path IN ({marks}) ORDER BY f.path, d.start_line", list(paths),
+    ))
+
+
+def definitions_named(conn: sqlite3.Connection, names: Sequence[str]) -> list[DefinitionRow]:
+    """Every definition whose own name is one of ``names``, anywhere in the collection."""
+    if not names:
+        return []
+    marks = ",".join("?" * len(names))
+    return _rows(conn.execute(
+        f"SELECT {_DEFINITION_COLUMNS} FROM definitions d JOIN files f ON f.id = d.file_id "
+        f"WHERE d.name IN ({marks})", list(names),
+    ))
+
+
+def imports_of(conn: sqlite3.Connection, path: str) -> list[ImportRow]:
+    rows = conn.execute(
+        "SELECT i.module, i.name, i.alias, i.level, i.line FROM imports i "
+        "JOIN files f ON f.id = i.file_id WHERE f.path = ? ORDER BY i.line", (path,),
+    )
+    return [ImportRow(*r) for r in rows]
+
+
+def paths(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT path FROM files")]
+
+
+def file_lines(conn: sqlite3.Connection, path: str) -> dict[int, str]:
+    """The file's indexed lines by number: its units' texts (a document: its content)."""
+    lines: dict[int, str] = {}
+    rows = conn.execute(
+        "SELECT u.start_line, u.text FROM units u JOIN files f ON f.id = u.file_id "
+        "WHERE f.path = ?", (path,),
+    )
+    for start, text in rows:
+        for i, line in enumerate(text.split("\n")):
+            lines.setdefault(start + i, line)
+    return lines

@@ -1,0 +1,143 @@
+"""Code-at-cursor context: the definitions of other files that the code at a cursor needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from embedstore.errors import UserInputError
+from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.retrieval.code_context import context_for_code
+from embedstore.retrieval.context import RagContext
+from embedstore.retrieval.filters import SearchFilters
+from embedstore.store.collection import Collection
+from embedstore.store.store import Store
+from tests.fakes import FAKE_SPEC, FakeEncoder
+
+CLIENT = '''"""HTTP client."""
+
+DEFAULT_TIMEOUT = 30
+
+
+def fetch(url: str,
+          retries: int = 3) -> bytes:
+    """Download url, retrying on failure."""
+    data = b""
+    for _ in range(retries):
+        data = url.encode()
+    return data
+
+
+class Session:
+    """A pooled connection."""
+
+    def get(self, url: str) -> bytes:
+        """GET url."""
+        return fetch(url)
+
+    def close(self) -> None:
+        return None
+'''
+INIT = "from .client import Session\n"
+HELPERS = '''def slugify(text: str) -> str:
+    """Lower-case words joined by dashes."""
+    return "-".join(text.lower().split())
+
+
+def unrelated_helper(value: int) -> int:
+    return value * 2
+'''
+MAIN = '''from pkg.client import DEFAULT_TIMEOUT, fetch
+from pkg import Session
+from pkg.helpers import slugify
+
+
+def run(url: str) -> bytes:
+    title = slugify(url)
+    session = Session()
+'''
+
+
+def read_lines(packed: RagContext) -> set[tuple[str, int]]:
+    return {(b.path, n) for b in packed.blocks for n in b.lines}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text(INIT)
+    (root / "pkg" / "client.py").write_text(CLIENT)
+    (root / "pkg" / "helpers.py").write_text(HELPERS)
+    (root / "app").mkdir()
+    (root / "app" / "main.py").write_text(MAIN + "    return fetch(url)\n")
+    return root
+
+
+@pytest.fixture
+def collection(repo: Path, tmp_path: Path, fake_encoder: FakeEncoder) -> Collection:
+    store = Store(tmp_path / "store")
+    index_folder(store, repo, IndexOptions(name="r", encoder=FAKE_SPEC))
+    return store.open("r")
+
+
+def test_imported_definitions_come_as_signatures_and_the_edited_file_never(
+    collection: Collection,
+) -> None:
+    packed = context_for_code(collection, MAIN, path="app/main.py", max_tokens=2000)
+    got = read_lines(packed)
+    assert ("pkg/client.py", 6) in got and ("pkg/client.py", 7) in got  # fetch's 2-line header
+    assert ("pkg/client.py", 3) in got  # the imported constant
+    assert ("pkg/client.py", 15) in got  # Session, reached through pkg/__init__.py
+    assert ("pkg/client.py", 18) in got  # ... with its methods' signatures
+    assert not any(path == "app/main.py" for path, _ in got)
+    assert "def fetch(url: str," in packed.text
+    assert packed.tokens <= 2000
+
+
+def test_a_tight_budget_keeps_the_nearest_needs_and_is_respected(
+    collection: Collection,
+) -> None:
+    words = lambda texts: [len(t.split()) for t in texts]  # noqa: E731
+    packed = context_for_code(collection, MAIN, path="app/main.py", max_tokens=40,
+                          tokenizer=words)
+    assert 0 < packed.tokens <= 40
+    assert words([packed.text])[0] == packed.tokens
+    # Session was used on the last line: its class header comes before unused imports.
+    assert ("pkg/client.py", 15) in read_lines(packed)
+
+
+def test_whole_bodies_follow_when_the_budget_allows(collection: Collection) -> None:
+    packed = context_for_code(collection, MAIN, path="app/main.py", max_tokens=4000)
+    assert 'data = url.encode()' in packed.text  # fetch's body
+    assert 'return "-".join(text.lower().split())' in packed.text
+
+
+def test_without_a_path_lines_the_code_holds_are_not_repeated(collection: Collection) -> None:
+    code = HELPERS + "\n\ndef caller():\n    return unrelated_helper(1)\n"
+    packed = context_for_code(collection, code, max_tokens=2000)
+    assert "def slugify" not in packed.text  # the prompt holds it already
+
+
+def test_filters_and_bad_input(collection: Collection) -> None:
+    packed = context_for_code(collection, MAIN, path="app/main.py",
+                          filters=SearchFilters(exclude=("pkg/helpers.py",)))
+    assert all(b.path != "pkg/helpers.py" for b in packed.blocks)
+    with pytest.raises(UserInputError, match="max_tokens"):
+        context_for_code(collection, MAIN, max_tokens=0)
+
+
+def test_the_symbol_table_follows_edits(
+    collection: Collection, repo: Path, tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    (repo / "pkg" / "helpers.py").write_text(
+        "def titlecase(text: str) -> str:\n    return text.title()\n"
+    )
+    store = Store(tmp_path / "store")
+    index_folder(store, repo, IndexOptions(name="r"))
+    fresh = store.open("r")
+    code = "from pkg.helpers import titlecase, slugify\n\nname = "
+    packed = context_for_code(fresh, code, path="app/main.py")
+    assert "def titlecase(text: str) -> str:" in packed.text
+    assert "def slugify" not in packed.text  # gone from the file, gone from the table

@@ -1,0 +1,97 @@
+"""One search over several collections: scores that compare, each hit with its collection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from embedstore.errors import UserInputError
+from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.retrieval.federation import (
+    LocalMember,
+    context_members,
+    merge,
+    search_members,
+)
+from embedstore.retrieval.search import SearchResult, search
+from embedstore.store.store import Store
+from tests.fakes import FAKE_SPEC, FakeEncoder
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path, fake_encoder: FakeEncoder) -> Store:
+    store = Store(tmp_path / "store")
+    web = write(tmp_path / "web", {
+        "retry.py": "def retry_with_backoff(call):\n    return call()\n",
+        "setup.py": "def setup_web():\n    pass\n",
+    })
+    cli = write(tmp_path / "cli", {
+        "parse.py": "def parse_arguments(argv):\n    return argv\n",
+        "setup.py": "def setup_cli():\n    pass\n",
+    })
+    index_folder(store, web, IndexOptions(name="web", encoder=FAKE_SPEC))
+    index_folder(store, cli, IndexOptions(name="cli", encoder=FAKE_SPEC))
+    return store
+
+
+def members(store: Store, *names: str) -> list[LocalMember]:
+    return [LocalMember(store.open(n)) for n in names]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "lexical"])
+def test_hits_come_from_every_collection_with_their_collection_and_path(
+    store: Store, tmp_path: Path, mode: str
+) -> None:
+    hits = search_members(members(store, "web", "cli"), "parse arguments argv", 4, mode=mode)
+    assert hits[0].collection == "cli" and hits[0].symbol == "parse_arguments"
+    assert hits[0].abs_path == str(tmp_path / "cli" / "parse.py")
+    # Lexically "web" holds none of the words; by meaning it still has neighbours.
+    assert {h.collection for h in hits} == ({"cli"} if mode == "lexical" else {"web", "cli"})
+    retry = search_members(members(store, "web", "cli"), "retry with backoff", 1, mode=mode)
+    assert (retry[0].collection, retry[0].path) == ("web", "retry.py")
+
+
+def test_a_member_alone_ranks_as_a_plain_search(store: Store) -> None:
+    alone = search_members(members(store, "web"), "setup", 3)
+    assert [h.id for h in alone] == [h.id for h in search(store.open("web"), "setup", 3)]
+
+
+def test_merge_orders_by_score_and_normalises_bm25_per_member() -> None:
+    def hit(collection: str, score: float) -> SearchResult:
+        return SearchResult(0, "a.py", 1, 1, 1, 1, "python", "function", score, "",
+                            collection=collection)
+
+    dense = merge([[hit("a", 0.9), hit("a", 0.2)], [hit("b", 0.5)]], 3, "dense")
+    assert [(h.collection, h.score) for h in dense] == [("a", 0.9), ("b", 0.5), ("a", 0.2)]
+    lexical = merge([[hit("a", 30.0), hit("a", 3.0)], [hit("b", 2.0), hit("b", 1.0)]], 4,
+                    "lexical")
+    assert [(h.collection, h.score) for h in lexical] == [
+        ("a", 1.0), ("b", 1.0), ("b", 0.5), ("a", 0.1)
+    ]
+
+
+def test_collections_of_different_encoders_are_refused_naming_the_groups(
+    store: Store, tmp_path: Path
+) -> None:
+    other = write(tmp_path / "other", {"x.py": "def parse_other(argv):\n    return argv\n"})
+    index_folder(store, other, IndexOptions(name="other", encoder=FAKE_SPEC, pooling="cls"))
+    with pytest.raises(UserInputError, match=r"fake:hash \(cls, 64-d\): other") as refused:
+        search_members(members(store, "web", "cli", "other"), "parse", 3)
+    assert "web, cli" in str(refused.value)
+    lexical = search_members(members(store, "web", "other"), "parse", 3, mode="lexical")
+    assert lexical[0].collection == "other"
+
+
+def test_context_over_collections_keeps_same_named_files_apart(store: Store) -> None:
+    packed = context_members(members(store, "web", "cli"), "setup", 500,
+                             lambda texts: [len(t.split()) for t in texts])
+    paths = {b.path for b in packed.blocks}
+    assert {"web/setup.py", "cli/setup.py"} <= paths

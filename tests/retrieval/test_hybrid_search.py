@@ -1,0 +1,106 @@
+"""FTS consistency, modes and filters on a real store (fake encoder, real SQLite + FAISS)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.retrieval.filters import SearchFilters
+from embedstore.retrieval.search import search
+from embedstore.store.store import Store
+from tests.fakes import FAKE_SPEC, FakeEncoder
+
+FILES = {
+    "server/paths.py": "def data_file_path(name):\n    return ROOT / 'data' / name\n",
+    "server/http.py": "def serve_forever(port):\n    loop.run(port)\n",
+    "client/paths.js": "function dataFilePath(name) {\n  return root + '/data/' + name;\n}\n",
+    "docs/guide.md": "# Data files\n\nWhere the server keeps its data file path.\n",
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path, fake_encoder: FakeEncoder) -> Store:
+    repo = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    the_store = Store()
+    index_folder(the_store, repo, IndexOptions(name="repo", encoder=FAKE_SPEC))
+    return the_store
+
+
+def fts_rows(store: Store) -> set[int]:
+    with sqlite3.connect(store.root / "repo" / "meta.sqlite") as conn:
+        return {r[0] for r in conn.execute("SELECT rowid FROM units_fts")}
+
+
+def unit_ids(store: Store) -> set[int]:
+    with sqlite3.connect(store.root / "repo" / "meta.sqlite") as conn:
+        return {r[0] for r in conn.execute("SELECT id FROM units")}
+
+
+def test_exact_identifier_is_found_lexically(store: Store) -> None:
+    hits = search(store.open("repo"), "data_file_path", k=3, mode="lexical")
+    assert hits[0].path == "server/paths.py"
+    assert hits[0].lexical_score is not None and hits[0].dense_score is None
+
+
+def test_split_words_find_snake_and_camel_case(store: Store) -> None:
+    paths = {h.path for h in search(store.open("repo"), "get data file path", k=4, mode="lexical")}
+    assert {"server/paths.py", "client/paths.js"} <= paths
+
+
+def test_hybrid_marks_which_side_found_each_hit(store: Store) -> None:
+    hits = search(store.open("repo"), "data file path", k=4)
+    assert hits[0].found_by == "dense+lexical"
+    assert all(h.found_by for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_fts_follows_update_and_delete(store: Store, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    assert fts_rows(store) == unit_ids(store)
+    (repo / "server" / "paths.py").write_text("def config_dir():\n    return HOME\n")
+    (repo / "server" / "http.py").unlink()
+    index_folder(store, repo, IndexOptions(name="repo", encoder=FAKE_SPEC))
+    assert fts_rows(store) == unit_ids(store)
+    collection = store.open("repo")
+    assert search(collection, "serve_forever", k=5, mode="lexical") == []
+    assert [h.path for h in search(collection, "config_dir", k=1, mode="lexical")] == [
+        "server/paths.py"
+    ]
+
+
+@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+def test_filters_apply_to_every_side(store: Store, mode: str) -> None:
+    collection = store.open("repo")
+    only_js = search(collection, "data file path", k=5, mode=mode,
+                                filters=SearchFilters(languages=("javascript",)))
+    assert {h.path for h in only_js} == {"client/paths.js"}
+    not_server = search(collection, "data file path", k=5, mode=mode,
+                                   filters=SearchFilters(exclude=("server/",)))
+    assert not_server and all(not h.path.startswith("server/") for h in not_server)
+    md_only = search(collection, "data file path", k=5, mode=mode,
+                                filters=SearchFilters(include=("*.md",)))
+    assert {h.path for h in md_only} == {"docs/guide.md"}
+
+
+def test_min_score_drops_weak_dense_hits(store: Store) -> None:
+    collection = store.open("repo")
+    everything = search(collection, "data file path", k=10, mode="dense")
+    floor = everything[1].dense_score
+    assert floor is not None
+    kept = search(collection, "data file path", k=10, mode="dense",
+                             filters=SearchFilters(min_score=floor))
+    assert len(kept) == 2
+
+
+def test_bad_mode_and_k_list_what_is_valid(store: Store) -> None:
+    collection = store.open("repo")
+    with pytest.raises(ValueError, match="hybrid, dense, lexical"):
+        search(collection, "x", mode="fuzzy")
+    with pytest.raises(ValueError, match="between 1 and 1000"):
+        search(collection, "x", k=0)
