@@ -27,6 +27,7 @@ from embedstore.errors import (
     IndexTooSmallError,
     OutdatedCollectionError,
     StorageError,
+    TokenizerNotFoundError,
     UserInputError,
 )
 
@@ -44,6 +45,7 @@ _STATUS: list[tuple[type[Exception], int, str]] = [
     (UserInputError, 400, "bad_request"),
     # The model named does not exist here (or cannot be loaded): like /v1/embeddings' 404.
     (EncoderLoadError, 404, "model_not_found"),
+    (TokenizerNotFoundError, 404, "tokenizer_not_found"),
     (ValueError, 422, "invalid"),
     # The server's own files: a request cannot fix them, the message says what will.
     (CorruptCollectionError, 500, "damaged"),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server import MCPServer
@@ -35,9 +35,9 @@ from embedstore.api.schemas import JsonInteger
 from embedstore.api.settings import MAX_QUERY_CHARS
 from embedstore.errors import EmbedstoreError
 from embedstore.ingest import freshness
-from embedstore.retrieval import context as context_module
-from embedstore.retrieval import search as search_module
 from embedstore.retrieval.code_context import MAX_CODE_CHARS, context_for_code
+from embedstore.retrieval.context import encoder_prompt_counter
+from embedstore.retrieval.federation import LocalMember, context_members, search_members
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.store import db
 from embedstore.store.collection import Collection
@@ -61,6 +61,10 @@ Mode = Literal["hybrid", "dense", "lexical"]
 CollectionArg = Annotated[
     str | None,
     Field(description="Collection to use; may be left out when the store holds only one."),
+]
+CollectionsArg = Annotated[
+    str | None,
+    Field(description="Collection to search; leave it out to search every collection."),
 ]
 ModeArg = Annotated[
     Mode,
@@ -90,7 +94,9 @@ MaxTokensArg = Annotated[
 
 
 class SearchHit(BaseModel):
-    path: str
+    collection: str
+    path: str = Field(description="Relative to the collection's indexed folder.")
+    abs_path: str | None = Field(description="Where the file is on disk (null: a document).")
     start_line: int
     end_line: int
     match_start_line: int = Field(description="First line of the piece that matched best.")
@@ -103,7 +109,8 @@ class SearchHit(BaseModel):
 
 
 class SearchOutput(BaseModel):
-    collection: str
+    collection: str | None = Field(description="The collection searched; null for several.")
+    collections: list[str]
     query: str
     mode: str
     results: list[SearchHit]
@@ -199,7 +206,7 @@ class _Tools:
     def search(
         self,
         query: Annotated[str, Field(description="What the code does or is, in words or names.")],
-        collection: CollectionArg = None,
+        collection: CollectionsArg = None,
         k: KArg = 10,
         mode: ModeArg = "hybrid",
         include: IncludeArg = None,
@@ -211,11 +218,16 @@ class _Tools:
         its code. Use it before reading files, to locate where something is implemented, and
         prefer it to grep when you know what the code does but not what it is called."""
         check_query_length(query, self._max_query_chars)
-        with self._lease(collection) as opened:
+        with self._lease_many(collection) as opened:
             filters = _filters(opened, include, exclude, language)
-            hits = search_module.search(opened, query, k, mode=mode, filters=filters)
-            found = SearchOutput(collection=opened.name, query=query, mode=mode, results=[
+            members = [LocalMember(c) for c in opened]
+            hits = search_members(members, query, k, mode=mode, filters=filters)
+            names = [c.name for c in opened]
+            found = SearchOutput(
+                collection=names[0] if len(names) == 1 else None, collections=names,
+                query=query, mode=mode, results=[
                 SearchHit(
+                    collection=h.collection, abs_path=h.abs_path,
                     path=h.path, start_line=h.start_line, end_line=h.end_line,
                     match_start_line=h.match_start_line, match_end_line=h.match_end_line,
                     symbol=h.symbol, kind=h.kind, language=h.language, score=round(h.score, 4),
@@ -230,7 +242,7 @@ class _Tools:
         self,
         query: Annotated[str, Field(description="The task or question the context is for.")],
         max_tokens: MaxTokensArg = 2000,
-        collection: CollectionArg = None,
+        collection: CollectionsArg = None,
         mode: ModeArg = "hybrid",
         include: IncludeArg = None,
         exclude: ExcludeArg = None,
@@ -241,11 +253,15 @@ class _Tools:
         that matched). Use it to gather background for a change or a question in one call;
         use search instead to locate specific code."""
         check_query_length(query, self._max_query_chars)
-        with self._lease(collection) as opened:
+        with self._lease_many(collection) as opened:
             filters = _filters(opened, include, exclude, language)
-            packed = context_module.context(opened, query, max_tokens, mode=mode, filters=filters)
+            packed = context_members(
+                [LocalMember(c) for c in opened], query, max_tokens,
+                encoder_prompt_counter(opened[0]), mode=mode, filters=filters,
+            )
             found = ContextOutput(
-                collection=opened.name, query=query, tokens=packed.tokens,
+                collection=opened[0].name if len(opened) == 1 else "", query=query,
+                tokens=packed.tokens,
                 max_tokens=packed.max_tokens, text=packed.text,
                 blocks=[ContextBlockOutput(path=b.path, ranges=b.ranges) for b in packed.blocks],
             )
@@ -275,7 +291,7 @@ class _Tools:
         if len(code) + len(code_after or "") > MAX_CODE_CHARS:
             raise ValueError(f"code and code_after may hold at most {MAX_CODE_CHARS:,} characters")
         with self._lease(collection) as opened:
-            filters = _filters(opened, include, exclude, language)
+            filters = _filters([opened], include, exclude, language)
             packed = context_for_code(
                 opened, code, code_after=code_after, path=path, max_tokens=max_tokens,
                 filters=filters,
@@ -311,6 +327,15 @@ class _Tools:
         return _answer(found, _status_line(found))
 
     @contextmanager
+    def _lease_many(self, name: str | None) -> Iterator[list[Collection]]:
+        """The named collection, or every collection of the store."""
+        names = [name] if name else self._store.names()
+        if not names:
+            raise ToolError(f"no collections in {self._store.root}: run `embedstore index PATH`")
+        with ExitStack() as stack:
+            yield [stack.enter_context(self._collections.lease(n)) for n in names]
+
+    @contextmanager
     def _lease(self, name: str | None) -> Iterator[Collection]:
         with self._collections.lease(name or self._only_collection()) as opened:
             yield opened
@@ -327,18 +352,21 @@ class _Tools:
 
 
 def _filters(
-    collection: Collection, include: list[str] | str | None, exclude: list[str] | str | None,
-    language: list[str] | str | None,
+    collections: list[Collection], include: list[str] | str | None,
+    exclude: list[str] | str | None, language: list[str] | str | None,
 ) -> SearchFilters:
     languages = _listed(language)
     if languages:
         # Any other name would silently find nothing: say which ones exist here.
-        present = sorted({language for _, _, language in db.file_filter_rows(collection.conn)})
+        present = sorted({language for c in collections
+                          for _, _, language in db.file_filter_rows(c.conn)})
         unknown = [name for name in languages if name not in present]
         if unknown:
+            where = (f"collection {collections[0].name!r}" if len(collections) == 1
+                     else "these collections")
             raise ValueError(
-                f"{', '.join(map(repr, unknown))} is not a language of collection "
-                f"{collection.name!r}; valid here: {', '.join(present) or 'none, it is empty'}"
+                f"{', '.join(map(repr, unknown))} is not a language of {where}; "
+                f"valid here: {', '.join(present) or 'none, it is empty'}"
             )
     return SearchFilters(include=_listed(include), exclude=_listed(exclude), languages=languages)
 
@@ -366,14 +394,19 @@ def _answer(structured: BaseModel, text: str) -> CallToolResult:
     )
 
 
+def where(hit: SearchHit) -> str:
+    """The file as an agent started anywhere opens it."""
+    return hit.abs_path or hit.path
+
+
 def _search_text(found: SearchOutput) -> str:
     if not found.results:
-        return f"No results in collection {found.collection!r}."
+        return f"No results in {', '.join(found.collections)}."
     parts = []
     for rank, hit in enumerate(found.results, 1):
         name = f"  {hit.symbol}" if hit.symbol else ""
         parts.append(
-            f"{rank}. {hit.path}:{hit.start_line}-{hit.end_line}{name}  "
+            f"{rank}. {where(hit)}:{hit.start_line}-{hit.end_line}{name}  "
             f"({hit.kind}, score {hit.score:.3f})\n```{hit.language}\n{hit.code}\n```"
         )
     return "\n\n".join(parts)

@@ -1,4 +1,5 @@
-"""The OpenAPI schema says what the server enforces: error statuses and configured limits."""
+"""The OpenAPI schema says what the server enforces: error statuses, configured limits and,
+when it has keys, the bearer scheme."""
 
 from __future__ import annotations
 
@@ -46,6 +47,9 @@ def _limits(settings: ServerSettings) -> dict[tuple[str, str], dict[str, int]]:
         ("BatchSearchRequest", "k"): {"maximum": settings.max_k},
         ("BatchSearchRequest", "queries"): {"maxItems": items, "maxLength": query},
         ("ContextRequest", "query"): {"maxLength": query},
+        ("ManySearchRequest", "k"): {"maximum": settings.max_k},
+        ("ManySearchRequest", "query"): {"maxLength": query},
+        ("ManyContextRequest", "query"): {"maxLength": query},
         ("DocumentsUpsert", "documents"): {"maxItems": items},
         ("DocumentIn", "text"): {"maxLength": settings.max_document_chars},
         # One token list can hold no more ids than a request's token cap.
@@ -66,10 +70,28 @@ def install_openapi(app: FastAPI, settings: ServerSettings) -> None:
                 routes=app.routes,
             )
             _declare_limits(schema["components"]["schemas"], settings)
+            if settings.api_keys:
+                _declare_bearer(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+BEARER = "bearerAuth"
+
+
+def _declare_bearer(schema: dict[str, Any]) -> None:
+    """The key as a bearer scheme, on every operation that checks it (those that can answer
+    401): /docs can then send it, and a fuzzer can test requests without it."""
+    schema["components"]["securitySchemes"] = {BEARER: {
+        "type": "http", "scheme": "bearer",
+        "description": "One of the server's API keys (--api-key, EMBEDSTORE_API_KEYS).",
+    }}
+    for operations in schema["paths"].values():
+        for operation in operations.values():
+            if "401" in operation.get("responses", {}):
+                operation["security"] = [{BEARER: []}]
 
 
 def _declare_limits(schemas: dict[str, Any], settings: ServerSettings) -> None:

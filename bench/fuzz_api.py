@@ -1,10 +1,12 @@
 """Schemathesis `--checks all` against a live embedstore server, for longer than CI allows.
 
-    python bench/fuzz_api.py [--max-examples N] [--max-time SECONDS] [--seed S]
+    python bench/fuzz_api.py [--max-examples N] [--max-time SECONDS] [--seed S] [--no-key]
 
 The server is a real uvicorn on 127.0.0.1 with the fake encoder (the HTTP
-layer is what is fuzzed); the exceptions to `--checks all` are listed, with
-reasons, in tests/api/schemathesis.toml. Writes bench/results/fuzz.md.
+layer is what is fuzzed), guarded by an API key unless --no-key: its schema
+then declares a bearer scheme, and the ignored_auth check sends requests
+without the key. The exceptions to `--checks all` are listed, with reasons,
+in tests/api/schemathesis.toml. Writes bench/results/fuzz.md.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.api.fuzz import CONFIG, fuzz_app, run_schemathesis  # noqa: E402
+from tests.api.fuzz import CONFIG, FUZZ_KEY, fuzz_app, run_schemathesis  # noqa: E402
 from tests.api.server import serving_in_thread  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "fuzz.md"
@@ -30,11 +32,14 @@ def main() -> None:
     parser.add_argument("--max-examples", type=int, default=200)
     parser.add_argument("--max-time", type=int, default=300, help="seconds for the whole run")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-key", action="store_true", help="serve without an API key")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, serving_in_thread(fuzz_app(Path(tmp))) as url:
+    key = None if args.no_key else FUZZ_KEY
+    with tempfile.TemporaryDirectory() as tmp, \
+            serving_in_thread(fuzz_app(Path(tmp), key)) as url:
         began = time.monotonic()
         run = run_schemathesis(url, max_examples=args.max_examples, max_time=args.max_time,
-                               seed=args.seed)
+                               seed=args.seed, api_key=key)
         seconds = time.monotonic() - began
     # The failures' details (each with a curl line to replay it), then the summary.
     start = run.output.find("FAILURES")
@@ -43,8 +48,9 @@ def main() -> None:
         "# Schemathesis `--checks all` against `embedstore serve`",
         "",
         f"schemathesis {version('schemathesis')}, seed {args.seed}, max {args.max_examples} "
-        f"examples per operation, time budget {args.max_time} s; exceptions: "
-        f"`{CONFIG.relative_to(ROOT)}`.",
+        f"examples per operation, time budget {args.max_time} s, "
+        f"{'no API key' if key is None else 'an API key and a declared bearer scheme'}; "
+        f"exceptions: `{CONFIG.relative_to(ROOT)}`.",
         "",
         "| test cases | failures (exit code) | seconds |",
         "| --- | --- | --- |",

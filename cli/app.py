@@ -17,8 +17,10 @@ from embedstore.cli import (
     tune_cmd,
     watch_cmd,
 )
+from embedstore.cli.usage import OneLineUsageErrors
 
 app = typer.Typer(
+    cls=OneLineUsageErrors,
     name="embedstore",
     help="Semantic code and document search: index a folder, then search it.",
     no_args_is_help=True,

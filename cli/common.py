@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from embedstore.cli.console import err
 from embedstore.cli.console import out as out  # re-exported: every command prints through it
@@ -89,6 +90,13 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def print_error(message: str) -> None:
+    """``error: message``, one line on stderr."""
+    # As Text, never markup: a message may hold brackets ("pip install 'embedstore[umap]'",
+    # a glob "\\[") that markup would take, or drop.
+    err.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)
+
+
 def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn the library's errors into one line on stderr and exit code 1."""
 
@@ -96,9 +104,28 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
+        except BrokenPipeError:
+            # The reader has gone (`embedstore search ... | head -1`): stop quietly and
+            # successfully, as grep and rg do, not with exit 1 under `set -o pipefail`.
+            _silence_stdout()
+            raise typer.Exit(code=0) from None
         except (EmbedstoreError, ValueError) as exc:
-            # Escaped: a message may hold brackets ("pip install 'embedstore[umap]'").
-            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+            print_error(str(exc))
+            raise typer.Exit(code=1) from None
+        except OSError as exc:
+            # The system's own refusal (a folder that cannot be written...), not a bug.
+            print_error(str(exc))
             raise typer.Exit(code=1) from None
 
     return wrapper
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered must not fail again at exit."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # a test runner's stand-in has no descriptor
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)

@@ -35,6 +35,11 @@ class WholeLineConsole(Console):
     def soft_wrap(self, value: bool) -> None:
         self._soft_wrap = value
 
+    def on_broken_pipe(self) -> None:
+        # Rich exits 1 here; the commands stop quietly with 0 instead, as grep does when its
+        # reader has gone (`embedstore search ... | head -1`): see common.cli_errors.
+        raise BrokenPipeError
+
 
 out = WholeLineConsole(highlight=False)
 err = WholeLineConsole(stderr=True, highlight=False)

@@ -47,6 +47,16 @@ def plot(
     targets = [path for path in (out_file, png) if path is not None]
     if not targets:
         raise UserInputError("nothing to write: give --out map.html and/or --png map.png")
+    # Each file in the format its name says: HTML in map.png would open as a broken image.
+    if out_file is not None and out_file.suffix.lower() not in (".html", ".htm"):
+        raise typer.BadParameter(
+            f"{str(out_file)!r} is not an .html file: --out writes an interactive HTML map; "
+            "for an image use --png map.png", param_hint="'--out'",
+        )
+    if png is not None and png.suffix.lower() != ".png":
+        raise typer.BadParameter(
+            f"{str(png)!r} is not a .png file: --png writes a PNG image", param_hint="'--png'"
+        )
     for path in targets:
         if not path.parent.is_dir():
             raise UserInputError(f"cannot write {path}: folder {path.parent} does not exist")

@@ -11,8 +11,12 @@ if TYPE_CHECKING:
     from embedstore.retrieval.filters import SearchFilters
     from embedstore.store.collection import Collection
 
+# A Literal, so that a mistyped mode is a usage error (exit 2) with the nearest one named.
+Mode = Literal["hybrid", "dense", "lexical"]
+# retrieval.search.MAX_K, not imported from there: `--help` must not load the retrieval layer.
+MAX_K = 1000
 ModeOption = Annotated[
-    str,
+    Mode,
     typer.Option(
         "--mode", "-m", metavar="MODE",
         help="hybrid (dense + BM25, fused), dense or lexical.",
@@ -41,7 +45,7 @@ LanguageOption = Annotated[
 MinScoreOption = Annotated[
     float | None,
     typer.Option(
-        "--min-score", metavar="COSINE",
+        "--min-score", metavar="COSINE", min=-1.0, max=1.0,
         help="Drop dense hits whose cosine is below this (-1..1); dense and hybrid modes only.",
     ),
 ]
@@ -74,10 +78,13 @@ def make_filters(
         )
     if languages:
         _check_languages(collections, languages)
-    return SearchFilters(
-        include=tuple(include or ()), exclude=tuple(exclude or ()),
-        languages=tuple(languages or ()), min_score=min_score,
-    )
+    try:
+        return SearchFilters(
+            include=tuple(include or ()), exclude=tuple(exclude or ()),
+            languages=tuple(languages or ()), min_score=min_score,
+        )
+    except ValueError as exc:  # a malformed glob: a usage error like any bad option value
+        raise typer.BadParameter(str(exc), param_hint="'--include' / '--exclude'") from None
 
 
 def _check_languages(collections: Sequence[Collection], languages: list[str]) -> None:

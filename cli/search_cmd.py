@@ -24,6 +24,7 @@ from embedstore.cli.formats import (
     result_json,
 )
 from embedstore.cli.search_args import (
+    MAX_K,
     ExcludeOption,
     IncludeOption,
     JsonAliasOption,
@@ -47,7 +48,8 @@ def search(
     ],
     names: NamesOption = None,
     k: Annotated[
-        int, typer.Option("-k", "--top", metavar="K", help="Number of results (1-1000).")
+        int, typer.Option("-k", "--top", metavar="K", min=1, max=MAX_K,
+                          help="Number of results.")
     ] = 10,
     mode: ModeOption = "hybrid",
     include: IncludeOption = None,
@@ -140,14 +142,16 @@ def _print_hit(rank: int, r: SearchResult, several: bool) -> None:
 
     from embedstore.retrieval.preview import matched_lines, preview
 
+    shown = preview(r)
     # Escaped: paths and names may hold brackets (`pages/[id].tsx`).
     symbol = f"  [dim]{escape(r.symbol)}[/dim]" if r.symbol else ""
+    note = f"  [dim]{shown.note}[/dim]" if shown.note else ""  # "class, 12 methods"
     where = f"{editor_path(r)}:{r.start_line}-{r.end_line}"
     source = f"  [dim]\\[{escape(r.collection)}][/dim]" if several else ""
     out.print(
-        f"[bold]{rank}. {escape(where)}[/bold]  score {r.score:.3f} ({r.found_by}){symbol}{source}"
+        f"[bold]{rank}. {escape(where)}[/bold]  score {r.score:.3f} ({r.found_by})"
+        f"{symbol}{note}{source}"
     )
-    shown = preview(r)
     marked = set(matched_lines(r))
     for i, (first, last) in enumerate(shown.spans):
         if i:

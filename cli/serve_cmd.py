@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from embedstore.cli.common import StoreOption, cli_errors, err
+from embedstore.errors import UserInputError
 
 
 @cli_errors
@@ -54,6 +56,27 @@ def serve(
         overrides["store"] = store
     settings = ServerSettings.model_validate(overrides)
     app = create_app(settings, batching=not no_batching)
+    listening = _listen(host, port)
     err.print(f"embedstore serving {settings.store} on http://{host}:{port} (docs at /docs, "
               "MCP at /mcp)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    server.run(sockets=[listening])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port before anything is printed: a port in use is then one
+    line and exit 1, where uvicorn would say "serving" first, log its error, and exit 3."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        listening = socket.socket(family, kind, proto)
+    except OSError as exc:  # an unknown host name
+        raise UserInputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        listening.bind(address)
+    except OSError as exc:
+        listening.close()
+        raise UserInputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return listening

@@ -36,6 +36,10 @@ class EncoderLoadError(EmbedstoreError):
     """An encoder could not be found or loaded."""
 
 
+class TokenizerNotFoundError(EmbedstoreError):
+    """A tokenizer named for a budget cannot be found or loaded (offline, or no such name)."""
+
+
 class CollectionLockedError(EmbedstoreError):
     """Another process is writing to the collection right now."""
 

@@ -8,6 +8,7 @@ from contextlib import ExitStack, contextmanager
 from fastapi import APIRouter
 
 from embedstore.api.deps import StateDep
+from embedstore.api.openapi import FORBIDDEN_RESPONSE
 from embedstore.api.routes.search import check_queries, context_out, hit_out, tokenizer_for
 from embedstore.api.schemas import (
     ContextResponse,
@@ -46,7 +47,7 @@ def search_many(body: ManySearchRequest, state: StateDep) -> ManySearchResponse:
         )
 
 
-@router.post("/context")
+@router.post("/context", responses=FORBIDDEN_RESPONSE)
 def context_many(body: ManyContextRequest, state: StateDep) -> ContextResponse:
     """A context from several collections; block paths are `collection/path`."""
     check_queries(state, [body.query], 1)

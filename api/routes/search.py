@@ -8,6 +8,7 @@ from fastapi import APIRouter
 from embedstore.api.deps import CollectionDep, StateDep
 from embedstore.api.highlight import highlight
 from embedstore.api.limits import check_query_length
+from embedstore.api.openapi import FORBIDDEN_RESPONSE
 from embedstore.api.routes.jobs import allowed_path
 from embedstore.api.schemas import (
     BatchSearchRequest,
@@ -122,7 +123,7 @@ async def search_batch(
     )
 
 
-@router.post("/context")
+@router.post("/context", responses=FORBIDDEN_RESPONSE)
 def context(body: ContextRequest, state: StateDep, collection: CollectionDep) -> ContextResponse:
     """Context for a question in words (``query``), or for the code at a cursor (``code``)."""
     filters = body.filters.to_library()

@@ -14,17 +14,19 @@ from embedstore.chunking.grammars import GRAMMARS
 from embedstore.chunking.layout import chunk_outline
 from embedstore.chunking.lines import chunk_lines
 from embedstore.chunking.markdown import chunk_markup
-from embedstore.chunking.outline import Block
+from embedstore.chunking.outline import Block, fold_names
 from embedstore.chunking.types import Chunk, TokenCounter, chunk_body
 
 __all__ = [
     "CODE_LANGUAGES",
     "MARKUP_LANGUAGES",
     "MIN_MAX_TOKENS",
+    "Block",
     "Chunk",
     "TokenCounter",
     "chunk_body",
     "chunk_file",
+    "code_outline",
 ]
 
 CODE_LANGUAGES = frozenset(GRAMMARS)
@@ -49,18 +51,24 @@ def chunk_file(
     budget = Budget(text.split("\n"), max_tokens, count_tokens)
     if language in MARKUP_LANGUAGES:
         return chunk_markup(budget, rst=language == "rst")
-    blocks = _code_outline(text, language) if language in CODE_LANGUAGES else None
+    blocks = code_outline(text, language)
     if blocks is None:
         return chunk_lines(budget)
     return chunk_outline(blocks, budget)
 
 
-def _code_outline(text: str, language: str) -> list[Block] | None:
-    """The definitions of a code file; None when no parser can read it."""
+def code_outline(text: str, language: str | None) -> list[Block] | None:
+    """The definitions of a code file, one per name (:func:`fold_names`).
+
+    None for a language that is not code or when no parser can read it.
+    """
+    if language is None or language not in CODE_LANGUAGES:
+        return None
     parsed = treesitter.outline(text, language)
+    blocks = parsed.blocks if parsed else None
     if language == "python" and (parsed is None or not parsed.clean):
         # The interpreter's own parser knows syntax newer than the grammar wheel.
         fallback = python_ast.outline(text)
         if fallback is not None:
-            return fallback
-    return parsed.blocks if parsed else None
+            blocks = fallback
+    return None if blocks is None else fold_names(blocks)

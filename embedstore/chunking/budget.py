@@ -15,6 +15,7 @@ the estimate fell short.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -138,6 +139,16 @@ class Budget:
             self._seen_tokens += tokens - self._overhead
             self._seen_chars += _visible(bodies[index])
         return result
+
+    def over(self, lines: list[str]) -> Budget:
+        """This budget for other lines: a text made of this file's (a class's outline).
+
+        It shares the counts memoised so far and starts from what they taught
+        of this file's tokens per character.
+        """
+        other = copy.copy(self)
+        other.lines = lines
+        return other
 
     def text(self, start: int, end: int) -> str:
         return "\n".join(self.lines[start - 1 : end])

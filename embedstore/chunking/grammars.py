@@ -45,6 +45,9 @@ class Grammar:
     bodies: frozenset[str] = frozenset()
     # Definitions that have no name node, and the keyword they go by (Swift's `init`).
     names: Mapping[str, str] = field(default_factory=dict)
+    # Bodiless declarations that fold into the definition of the same name after
+    # them (TypeScript's overload signatures); alone they are no definition.
+    signatures: frozenset[str] = frozenset()
 
 
 _JS_KINDS = {
@@ -76,6 +79,8 @@ _TS_CONTAINERS = frozenset(
 )
 # `namespace N {}` parses as an expression statement, `declare module` as an ambient one.
 _TS_WRAPPERS = frozenset({"export_statement", "ambient_declaration", "expression_statement"})
+# `function f(a: string): void;` above `function f(a: any) {...}`, and the same in a class.
+_TS_SIGNATURES = frozenset({"function_signature", "method_signature"})
 _C_SPECIFIERS = frozenset({"struct_specifier", "union_specifier", "enum_specifier"})
 
 GRAMMARS: Mapping[str, Grammar] = {
@@ -94,6 +99,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         containers=_TS_CONTAINERS,
         wrappers=_TS_WRAPPERS,
         bindings=_JS.bindings,
+        signatures=_TS_SIGNATURES,
     ),
     "tsx": Grammar(
         "tree_sitter_typescript",
@@ -102,6 +108,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         containers=_TS_CONTAINERS,
         wrappers=_TS_WRAPPERS,
         bindings=_JS.bindings,
+        signatures=_TS_SIGNATURES,
     ),
     "go": Grammar(
         "tree_sitter_go",

@@ -2,15 +2,18 @@
 
 Shared by every code chunker: tree-sitter and the ``ast`` fallback only differ
 in how they find the :class:`Block` s. Lines outside any definition (imports,
-module statements, class attributes) become chunks of their own, so every
-non-blank line of the file is covered.
+module statements) become chunks of their own, so every non-blank line of the
+file is covered. A class over budget is one unit all the same: see
+:func:`_outline`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from embedstore.chunking.budget import Budget, Span
+from embedstore.chunking.grammars import CLASS_KINDS
 from embedstore.chunking.outline import Block
 from embedstore.chunking.types import Chunk
 
@@ -22,7 +25,9 @@ Segment = tuple[int, int, "Block | None"]
 
 
 def chunk_outline(blocks: Sequence[Block], budget: Budget) -> list[Chunk]:
-    return budget.pack(_region(blocks, 1, len(budget.lines), None, "", 0, budget))
+    outlines: list[Chunk] = []
+    spans = _region(blocks, 1, len(budget.lines), None, "", 0, budget, outlines)
+    return sorted(budget.pack(spans) + outlines, key=lambda chunk: chunk.start_line)
 
 
 def _region(
@@ -33,21 +38,27 @@ def _region(
     context: str,
     scope: int,
     budget: Budget,
+    outlines: list[Chunk],
 ) -> list[Span]:
     """Spans for lines ``start``..``end``: ``owner``'s body, or the whole file.
 
     A definition over budget that has members is replaced by its members and
-    the lines between them, recursively; anything else over budget is left for
-    :meth:`Budget.pack` to split into line pieces.
+    the lines between them, recursively; a class among them keeps a unit of
+    its own, whose chunks (its outline) go to ``outlines``. Anything else over
+    budget is left for :meth:`Budget.pack` to split into line pieces.
     """
     inner = _join_context(context, owner.header) if owner else context
+    segments = _segments(blocks, start, end, budget)
+    outlined = owner is not None and owner.kind in CLASS_KINDS
     planned: list[tuple[Span, Block | None]] = []
-    for first, last, block in _segments(blocks, start, end, budget):
+    for first, last, block in segments:
         if block is not None:
             continuation = _join_context(inner, block.header)
             span = Span(first, last, block.kind, block.symbol, inner, continuation, scope)
         elif owner is None:
             span = Span(first, last, MODULE_KIND, None, "", "", scope)
+        elif outlined:
+            continue  # the class's own lines are in its outline
         else:
             # The owner's first lines hold its header, so they need no context.
             own_context = context if first == start else inner
@@ -55,13 +66,60 @@ def _region(
         planned.append((span, block))
     out: list[Span] = []
     fitting = budget.fits([span for span, _ in planned])
+    if owner is not None and outlined:
+        # After measuring the members, so the outline is planned with what they taught.
+        outlines += _outline(owner, segments, start, end, context, inner, budget)
     for (span, block), fits in zip(planned, fitting, strict=True):
         if fits or block is None or not block.children:
             out.append(span)
         else:
             members = block.children
-            out += _region(members, span.start, span.end, block, span.context, span.start, budget)
+            out += _region(
+                members, span.start, span.end, block, span.context, span.start, budget, outlines
+            )
     return out
+
+
+def _outline(
+    owner: Block,
+    segments: Sequence[Segment],
+    start: int,
+    end: int,
+    context: str,
+    inner: str,
+    budget: Budget,
+) -> list[Chunk]:
+    """The chunks of a class over budget: its own lines with its members' signatures.
+
+    The class stays one unit, lines ``start``..``end``, beside its members'
+    units: a query about the class as a whole finds it, one about a method the
+    method. What it embeds is its header, docstring and fields (every line
+    outside its members, so no line goes unembedded) and each member's
+    signature: what a reader skims a class for. An outline over budget is
+    split like any text, each piece standing for the lines it outlines.
+    """
+    rows: list[str] = []
+    reach: list[tuple[int, int]] = []  # the lines of the class each row stands for
+    for first, last, block in segments:
+        if block is None:
+            rows += budget.lines[first - 1 : last]
+            reach += [(line, line) for line in range(first, last + 1)]
+        else:
+            line = budget.lines[block.head - 1]
+            indent = line[: len(line) - len(line.lstrip())]
+            signature = [f"{indent}{row}" for row in block.header.split("\n") if row]
+            rows += signature
+            reach += [(first, last)] * len(signature)
+    span = Span(1, len(rows), owner.kind, owner.symbol, context, inner)
+    pieces = [piece.chunk for piece in budget.over(rows).fit([span])]
+    chunks = []
+    for index, piece in enumerate(pieces):
+        # The first and last pieces reach the edges of the class: its blank lines too.
+        first = start if index == 0 else reach[piece.start_line - 1][0]
+        last = end if index == len(pieces) - 1 else reach[piece.end_line - 1][1]
+        unit = None if (first, last) == (start, end) else (start, end)
+        chunks.append(replace(piece, start_line=first, end_line=last, unit=unit))
+    return chunks
 
 
 def _segments(blocks: Sequence[Block], start: int, end: int, budget: Budget) -> list[Segment]:

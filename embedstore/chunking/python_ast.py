@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from embedstore.chunking.outline import Block, header_text, qualified
+from embedstore.chunking.outline import Block, qualified, signature
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -66,11 +66,12 @@ def _block(
     while start - 1 > taken and lines[start - 2].strip().startswith("#"):
         start -= 1
     symbol = qualified(owner, node.name)
-    header = header_text(lines, node.lineno, _signature_end(node, lines))
+    head, header = signature(lines, node.lineno, _signature_end(node, lines))
     if isinstance(node, ast.ClassDef):
         children = tuple(_collect(node.body, lines, symbol, True))
-        return Block(start, _end(node, lines), "class", symbol, header, children)
-    return Block(start, _end(node, lines), "method" if member else "function", symbol, header)
+        return Block(start, _end(node, lines), "class", symbol, header, head, children)
+    kind = "method" if member else "function"
+    return Block(start, _end(node, lines), kind, symbol, header, head)
 
 
 def _signature_end(node: _Definition, lines: list[str]) -> int:

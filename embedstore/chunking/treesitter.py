@@ -15,7 +15,7 @@ from collections import deque
 from typing import TYPE_CHECKING, NamedTuple
 
 from embedstore.chunking.grammars import CLASS_KINDS, FUNCTION_VALUES, GRAMMARS, Grammar
-from embedstore.chunking.outline import Block, header_text, qualified
+from embedstore.chunking.outline import SIGNATURE_KIND, Block, qualified, signature
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Parser
@@ -182,6 +182,8 @@ class _Walker:
             if node.type in grammar.needs_body and self._body(node) is None:
                 return None
             return node, grammar.kinds[node.type]
+        if node.type in grammar.signatures:
+            return node, SIGNATURE_KIND
         if node.type in grammar.bindings:
             for declarator in node.named_children:
                 value = declarator.child_by_field_name("value")
@@ -208,12 +210,12 @@ class _Walker:
         body = self._body(inner)
         comments = self._comments_before(body) if body else []
         last_row = _signature_end(inner, body, comments)
-        header = header_text(self.lines, inner.start_point.row + 1, last_row + 1)
+        head, header = signature(self.lines, inner.start_point.row + 1, last_row + 1)
         children: tuple[Block, ...] = ()
         if inner.type in self.grammar.containers and body is not None:
             members = [*comments, *body.children]
             children = tuple(self.collect(members, symbol, kind in CLASS_KINDS))
-        return Block(rows[0] + 1, rows[1] + 1, kind, symbol, header, children)
+        return Block(rows[0] + 1, rows[1] + 1, kind, symbol, header, head, children)
 
     def _body(self, node: Node) -> Node | None:
         """A definition's body; for `const f = () => {}`, the function's."""

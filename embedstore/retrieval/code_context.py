@@ -152,24 +152,28 @@ def _structural(
 
     bound: set[str] = set()
     for ref in own.imports:
-        local = ref.alias.split(".")[0]
-        bound.add(local)
-        use = near.get(ref.alias, 0.0)
-        fresh = NOT_YET_USED if ref.alias not in near else 0.0
+        bound.add(ref.alias.split(".")[0])
         targets = resolve_import(ref, path or "", language, paths)
         if not targets:
             continue
-        if ref.name is None or ref.name == "*":
-            # A module bound by name: what the code reaches through `alias.` is the candidate.
-            for row in symbol_table.definitions_in(conn, targets):
-                if row.qualname != row.name:
-                    continue  # members come with their class
-                reach = near.get(f"{ref.alias}.{row.name}", 0.0) if ref.name is None else (
-                    near.get(row.name, 0.0))
-                add(row, IMPORTED * 0.5 + USED_NEAR * reach)
+        # A JS default import binds whatever the module exports by default: try its alias.
+        name = ref.alias if ref.name == "default" else ref.name
+        rows = [] if name in (None, "*") else _definitions_of(
+            collection, name, targets, language, paths
+        )
+        if rows:
+            use = near.get(ref.alias, 0.0)
+            fresh = NOT_YET_USED if ref.alias not in near else 0.0
+            for row in rows:
+                add(row, IMPORTED + USED_NEAR * use + fresh)
             continue
-        for row in _definitions_of(collection, ref.name, targets, language, paths):
-            add(row, IMPORTED + USED_NEAR * use + fresh)
+        # A module bound by name (`import a.b as m`, `from pkg import module`, `*`): what
+        # the code reaches through `m.` is the candidate; the rest of the module less so.
+        for row in symbol_table.definitions_in(conn, targets):
+            if row.qualname != row.name:
+                continue  # members come with their class
+            reach = near.get(row.name if ref.name == "*" else f"{ref.alias}.{row.name}", 0.0)
+            add(row, IMPORTED * 0.5 + USED_NEAR * reach)
     # Names used near the cursor that the collection defines once: any language, no import.
     defined_here = {d.name for d in own.definitions}
     loose = [n for n, w in near.items()

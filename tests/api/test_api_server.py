@@ -114,7 +114,7 @@ def test_context_for_the_code_at_a_cursor(client: httpx.Client, roots: dict[str,
     folder = client.post("/v1/collections/code/context", json={
         "code": code, "tokenizer": str(roots["allowed"] / "nowhere"),
     })
-    assert folder.status_code == 400 and "nowhere" in folder.json()["error"]["message"]
+    assert folder.status_code == 404 and "nowhere" in folder.json()["error"]["message"]
     for bad in ({"query": "x", "code": "y"}, {}, {"query": "x", "path": "a.py"}):
         refused = client.post("/v1/collections/code/context", json=bad)
         assert refused.status_code == 422, bad
@@ -122,6 +122,38 @@ def test_context_for_the_code_at_a_cursor(client: httpx.Client, roots: dict[str,
         "code": code, "tokenizer": "/etc",
     })
     assert secret.status_code == 403
+
+
+def test_search_and_context_across_collections(
+    client: httpx.Client, roots: dict[str, Path]
+) -> None:
+    """POST /v1/search and /v1/context cover every collection unless some are named."""
+    made = client.post("/v1/collections", json={"name": "crossnotes", "index_kind": "flat"})
+    assert made.status_code == 201, made.text
+    doc = {"id": "n1", "text": "def quote_shell_word(s):\n    return repr(s)\n", "path": "q.py"}
+    assert client.post("/v1/collections/crossnotes/documents",
+                       json={"documents": [doc]}).status_code == 200
+    try:
+        every = client.post("/v1/search", json={"query": "quote a word for the shell", "k": 10})
+        assert every.status_code == 200, every.text
+        body = every.json()
+        assert {"code", "crossnotes"} <= set(body["collections"])
+        hits = body["results"]
+        assert {h["collection"] for h in hits} >= {"code", "crossnotes"}
+        assert hits == sorted(hits, key=lambda h: -h["score"])
+        shlex_hit = next(h for h in hits if h["collection"] == "code")
+        assert shlex_hit["abs_path"] == str(roots["small"] / shlex_hit["path"])
+        only = client.post("/v1/search", json={"query": "quote", "collections": ["crossnotes"]})
+        assert {h["collection"] for h in only.json()["results"]} == {"crossnotes"}
+        packed = client.post("/v1/context", json={"query": "quote a word for the shell",
+                                                  "collections": ["code", "crossnotes"],
+                                                  "max_tokens": 400}).json()
+        assert 0 < packed["tokens"] <= 400
+        assert all(b["path"].split("/")[0] in ("code", "crossnotes") for b in packed["blocks"])
+        missing = client.post("/v1/search", json={"query": "x", "collections": ["nope"]})
+        assert missing.status_code == 404
+    finally:
+        client.delete("/v1/collections/crossnotes")
 
 
 def test_collection_and_document_lifecycle(client: httpx.Client) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from embedstore.chunking import Chunk, TokenCounter, chunk_body, chunk_file
+from embedstore.chunking.grammars import CLASS_KINDS
 
 Layout = list[tuple[str, str | None, int, int]]
 
@@ -38,17 +39,37 @@ def check_chunks(
         assert 1 <= chunk.start_line <= chunk.end_line <= len(lines), chunk
         assert count_tokens([chunk_body(chunk)])[0] <= max_tokens, chunk
         exact = "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
-        if chunk.text != exact:
-            # Only a line too long for the budget alone is cut into pieces.
-            assert chunk.start_line == chunk.end_line, chunk
+        if chunk.text == exact:
+            covered.update(range(chunk.start_line, chunk.end_line + 1))
+        elif chunk.start_line == chunk.end_line:
+            # A line too long for the budget alone is cut into pieces.
             assert chunk.text in exact, chunk
             pieces_of_line.setdefault(chunk.start_line, []).append(chunk.text)
-        covered.update(range(chunk.start_line, chunk.end_line + 1))
+            covered.add(chunk.start_line)
+        else:
+            # Otherwise only a class over budget has a text of its own: its outline.
+            assert chunk.kind in CLASS_KINDS, chunk
+            covered.update(outlined_lines(lines, chunk))
     for number, line in enumerate(lines, 1):
         if line.strip():
             assert number in covered, f"line {number} is in no chunk: {line!r}"
     for number, pieces in pieces_of_line.items():
         assert "".join(pieces).split() == lines[number - 1].split()
+
+
+def outlined_lines(lines: list[str], chunk: Chunk) -> list[int]:
+    """The lines of an outline chunk's rows, which must be lines of its range, in order."""
+    found: list[int] = []
+    line = chunk.start_line
+    for row in chunk.text.split("\n"):
+        if not row.strip():
+            continue
+        while line <= chunk.end_line and lines[line - 1].strip() != row.strip():
+            line += 1
+        assert line <= chunk.end_line, f"{row!r} is no line of {chunk}"
+        found.append(line)
+        line += 1
+    return found
 
 
 @pytest.fixture

@@ -46,7 +46,7 @@ def test_members_of_a_split_class_merge_only_among_themselves(
     text = "class Point:\n" + "".join(f"    {line}\n" for line in members.splitlines())
     text += "limit = 3\n"
     assert outline(text, "python", 16) == [
-        ("class", "Point", 1, 1),
+        ("class", "Point", 1, 15),  # the class's outline
         ("method", "Point.run", 2, 9),
         ("method", "Point.get_x, Point.get_y", 11, 15),
         # As short as the getters, but outside the class.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from embedstore.chunking import Chunk, treesitter
+from embedstore.chunking import Chunk, code_outline, treesitter
 from embedstore.chunking.outline import Block, header_text
 
 if TYPE_CHECKING:
@@ -610,8 +610,9 @@ CASES: dict[str, tuple[str, int, Layout]] = {
         [
             ("module", None, 1, 2),
             ("namespace", "Web.Caching", 4, 5),
-            # The class's opening lines and its short constructor are merged.
-            ("class", "Web.Caching.PageCache, Web.Caching.PageCache.PageCache", 6, 14),
+            # The class whole, as its outline, then its members on their own.
+            ("class", "Web.Caching.PageCache", 6, 26),
+            ("method", "Web.Caching.PageCache.PageCache", 11, 14),
             # The class's closing brace joins its last member, the namespace's the last class.
             ("method", "Web.Caching.PageCache.Fetch", 16, 26),
             ("class", "Web.Caching.Warmer", 28, 41),
@@ -704,10 +705,12 @@ def test_class_over_budget_is_split_and_its_closing_brace_joins_the_last_member(
 ) -> None:
     assert outline(JAVA, "java", 20) == [
         ("module", None, 1, 3),
-        ("class", "Cart", 5, 7),
+        # Its outline, in two pieces: each reaches to the end of the last member it outlines.
+        ("class", "Cart", 5, 11),
         ("method", "Cart.Cart", 9, 11),
         # Annotations belong to the method; line 17 is the class's "}".
         ("method", "Cart.toString", 13, 17),
+        ("class", "Cart", 13, 17),
     ]
 
 
@@ -821,3 +824,62 @@ def test_bracketed_lines_are_annotations_only_when_whole() -> None:
     computed = ["[Symbol.iterator](", "  options,", ") {"]
     assert header_text(attribute, 1, 2) == "public string Get()"
     assert header_text(computed, 1, 3) == "\n".join(line.strip() for line in computed)
+
+
+TS_OVERLOADS = """\
+import { pad } from "./text";
+
+// Parses a value.
+function parse(a: string): string;
+function parse(a: number): number;
+function parse(a: any): any {
+  return a;
+}
+
+export function wrap(s: string): string;
+export function wrap(s: string, n: number): string;
+export function wrap(s: string, n = 2): string {
+  return pad(s, n);
+}
+
+declare function lonely(a: string): void;
+
+class Box {
+  get(key: string): string;
+  get(key: number): number;
+  get(key: any): any {
+    return this.items[key];
+  }
+
+  get size(): number {
+    return this._size;
+  }
+
+  set size(value: number) {
+    this._size = value;
+  }
+}
+"""
+
+
+def test_typescript_overload_signatures_fold_into_their_implementation(
+    outline: Callable[..., Layout],
+) -> None:
+    assert outline(TS_OVERLOADS, "typescript", 30) == [
+        ("module", None, 1, 1),
+        # From the comment above the first signature to the implementation's end.
+        ("function", "parse", 3, 8),
+        ("function", "wrap", 10, 14),
+        # A signature with no implementation after it is no definition, as before.
+        ("module", None, 16, 16),
+        ("class", "Box", 18, 32),
+        ("method", "Box.get", 19, 23),
+        # A getter and a setter: one unit (with the class's closing brace).
+        ("method", "Box.size", 25, 32),
+    ]
+    blocks = code_outline(TS_OVERLOADS, "typescript") or []
+    assert [b.header for b in blocks] == [
+        "function parse(a: any): any {",
+        "export function wrap(s: string, n = 2): string {",
+        "class Box {",
+    ]

@@ -148,7 +148,7 @@ def test_non_ascii_definitions_keep_their_lines(chunk: Callable[..., list[Chunk]
     chunks = chunk(NON_ASCII_PYTHON, "python", 24)
     assert [(c.symbol, c.start_line, c.end_line, c.context) for c in chunks] == [
         (None, 1, 1, ""),
-        ("Wörterbuch", 4, 5, ""),
+        ("Wörterbuch", 4, 12, ""),  # the class's outline
         ("Wörterbuch.übersetze", 7, 9, "class Wörterbuch:"),
         ("Wörterbuch.größe", 11, 12, "class Wörterbuch:"),
         ("grüße", 15, 16, ""),

@@ -69,7 +69,7 @@ def test_search_into_a_pipe_keeps_long_lines_whole_and_unpadded(
     indexed: Indexed
 ) -> None:
     store, _ = indexed
-    lines = search(store, "-k", "3")
+    lines = search(store, "-k", "3", cwd=store.parent / "repo")  # paths from the current folder
     assert re.fullmatch(r"1\. report\.py:1-5  score \d\.\d{3} \(\S+\)  format_disk_usage_report",
                         lines[0])
     assert any(line.endswith(LONG_LINE) for line in lines)  # not cut at 80 columns

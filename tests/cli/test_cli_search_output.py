@@ -39,17 +39,22 @@ def search(store: Path, *args: str) -> str:
 def test_json_carries_the_whole_definition_and_the_matched_piece(store: Path) -> None:
     (top,) = json.loads(search(store, "--json"))["results"]
     assert set(top) == {
-        "path", "start_line", "end_line", "match_start_line", "match_end_line", "kind",
-        "symbol", "language", "score", "text", "found_by", "dense_score", "lexical_score",
+        "collection", "path", "abs_path", "start_line", "end_line", "match_start_line",
+        "match_end_line", "kind", "symbol", "language", "score", "text", "found_by",
+        "dense_score", "lexical_score",
     }
+    assert top["collection"] == "repo" and top["abs_path"].endswith("/repo/m.py")
     assert (top["path"], top["start_line"], top["end_line"]) == ("m.py", 1, TOTAL)
     assert (top["kind"], top["symbol"]) == ("function", "accumulate")
     assert top["text"] == "\n".join(SOURCE[:TOTAL])
     assert 12 < top["match_start_line"] <= top["match_end_line"] < TOTAL
 
 
-def test_human_output_shows_the_head_the_match_and_how_many_lines_are_left(store: Path) -> None:
+def test_human_output_shows_the_head_the_match_and_how_many_lines_are_left(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (top,) = json.loads(search(store, "--json"))["results"]
+    monkeypatch.chdir(store.parent / "repo")  # paths print from the current folder
     printed = search(store).splitlines()
     assert printed[0].startswith(f"1. m.py:1-{TOTAL}  score ") and "accumulate" in printed[0]
     numbered = [int(m.group(1)) for line in printed
@@ -136,11 +141,12 @@ def test_help_shows_defaults_and_readable_metavars(command: str) -> None:
     result = runner.invoke(app, [command, "--help"], terminal_width=200)
     assert result.exit_code == 0
     assert "[default: hybrid]" in result.stdout
-    assert "[default: the only one in the store]" in result.stdout  # help text, not markup
+    assert "[default: every collection]" in result.stdout  # help text, not markup
     assert "--include GLOB" in result.stdout and "--language LANG" in result.stdout
     assert "list[str]" not in result.stdout
     if command == "search":
-        assert "[default: 10]" in result.stdout and "<text|json|jsonl|vimgrep>" in result.stdout
+        assert "[default: 10; 1<=x<=1000]" in result.stdout
+        assert "<text|json|jsonl|vimgrep>" in result.stdout
         assert "0.8 x cosine + 0.2 x BM25 / the query's best BM25" in " ".join(
             result.stdout.split()
         )

@@ -15,6 +15,7 @@ from embedstore.evaluation.completion import (
     Outcome,
     build_cases,
     is_hit,
+    line_summing,
     score,
     summarize,
 )
@@ -226,6 +227,27 @@ def test_summary_pools_tokens_before_dividing() -> None:
     assert (empty.recall, empty.recall_low, empty.recall_high) == (0.0, 0.0, 0.0)
 
 
+def test_line_summing_counts_lines_once_and_only_when_exact() -> None:
+    seen: list[str] = []
+
+    def recording(texts: list[str]) -> list[int]:
+        seen.extend(texts)
+        return words(texts)
+
+    count = line_summing(recording, "def f(x):\n    return x")
+    assert count is not recording
+    seen.clear()
+    assert count(["a b\nc", "c\n\na b"]) == [3, 3]
+    assert sorted(seen) == ["", "a b", "c"]
+    count(["a b\nc d"])
+    assert seen[3:] == ["c d"]
+
+    def characters(texts: list[str]) -> list[int]:  # "\n" counts: not a sum over lines
+        return [len(t) for t in texts]
+
+    assert line_summing(characters, "a\nb") is characters
+
+
 ROW_ARGS = ["--row", "no retrieval", "--row", "context, last 8 lines",
             "--row", "sliding-window BM25"]
 
@@ -281,7 +303,7 @@ def test_cli_completion_json_pools_repositories(
 def test_cli_usage_errors_exit_2(repo: Path, args: list[str], fragment: str) -> None:
     result = runner.invoke(app, ["eval", str(repo), *args])
     assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
-    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and fragment in errors[0], result.stderr
 
 

@@ -58,7 +58,9 @@ def test_stdio_server_lists_tools_searches_and_reports_errors(demo_store: Path) 
             located = {(h["path"], h["start_line"], h["end_line"], h["symbol"]) for h in hits}
             assert ("src/settings/loader.py", 12, 20, "deep_merge") in located
             assert hits[0]["path"] == "src/settings/loader.py"
-            assert "src/settings/loader.py:12-20  deep_merge" in text_of(found.content)
+            assert f"{demo_store.parent}/demo-repo/src/settings/loader.py:12-20  deep_merge" in (
+                text_of(found.content)
+            )  # an absolute path: an agent opens it from anywhere
 
             packed = await client.call_tool(
                 "context", {"query": "how are settings merged with defaults?", "max_tokens": 300}

@@ -68,10 +68,11 @@ def test_search_answers_with_structured_hits_and_readable_text(
         "config.py", 1, 3, "load_config"
     )
     assert hit["code"].startswith("def load_config(path):")
-    assert text_of(result).startswith("1. config.py:1-3  load_config")
+    assert hit["abs_path"] == str(repo / "config.py")
+    assert text_of(result).startswith(f"1. {repo / 'config.py'}:1-3  load_config")
 
 
-def test_the_only_collection_is_the_default_and_several_need_a_name(
+def test_search_covers_every_collection_unless_one_is_named(
     repo: Path, fake_encoder: FakeEncoder
 ) -> None:
     store = Store()
@@ -79,13 +80,20 @@ def test_the_only_collection_is_the_default_and_several_need_a_name(
     assert not call(store, "index_status", {}).is_error
     index_folder(store, repo, IndexOptions(name="other", encoder=FAKE_SPEC))
 
-    ambiguous = call(store, "search", {"query": "fetch page"})
+    everywhere = call(store, "search", {"query": "fetch page"})
     named = call(store, "search", {"query": "fetch page", "collection": "other"})
+    status = call(store, "index_status", {})
 
-    assert ambiguous.is_error
-    assert "several collections exist (code, other)" in text_of(ambiguous)
+    assert not everywhere.is_error and everywhere.structured_content is not None
+    assert everywhere.structured_content["collections"] == ["code", "other"]
+    assert {h["collection"] for h in everywhere.structured_content["results"]} == {
+        "code", "other"
+    }
     assert not named.is_error and named.structured_content is not None
     assert named.structured_content["collection"] == "other"
+    assert {h["collection"] for h in named.structured_content["results"]} == {"other"}
+    # A tool about one collection still needs its name.
+    assert status.is_error and "several collections exist (code, other)" in text_of(status)
 
 
 @pytest.mark.parametrize(
@@ -109,6 +117,52 @@ def test_bad_arguments_are_tool_errors_with_a_clear_message(
 
     assert result.is_error
     assert message in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("search", {"query": "x", "k": "3"}, "invalid arguments for search: k: Input should be "
+         "a valid integer"),
+        ("search", {"query": "x", "k": True}, "k: Input should be a valid integer"),
+        ("search", {"query": "x", "k": 0, "mode": "dnse"}, "k: Input should be greater than or "
+         "equal to 1; mode: Input should be 'hybrid', 'dense' or 'lexical'"),
+        ("context", {"query": "x", "max_tokens": "60"}, "max_tokens: Input should be a valid "
+         "integer"),
+        ("search", {"query": "x" * 4097}, "a query has 4,097 characters; the limit is 4,096"),
+        ("context", {"query": "x" * 4097}, "the limit is 4,096"),
+        ("search", {"query": "x", "include": ["["]}, "invalid glob '['"),
+        ("search", {"query": "x", "exclude": ["\\"]}, "invalid glob '\\\\'"),
+        ("search", {"query": "x", "exclude": "["}, "invalid glob '['"),
+    ],
+    ids=["k-string", "k-true", "two-fields", "max-tokens-string", "long-query",
+         "long-context-query", "unclosed-include", "backslash-exclude", "lone-glob"],
+)
+def test_refused_arguments_are_one_line_as_in_rest(
+    repo: Path, fake_encoder: FakeEncoder, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    """Issue 21, F15: pydantic's multi-line reports, "3" taken for 3, no query limit, and a
+    glob that matched nothing silently on one side but was an error on the other."""
+    store = Store()
+    index_folder(store, repo, IndexOptions(name="code", encoder=FAKE_SPEC))
+
+    result = call(store, tool, arguments)
+
+    assert result.is_error
+    assert message in text_of(result) and "\n" not in text_of(result), text_of(result)
+    assert "pydantic" not in text_of(result)
+
+
+def test_a_lone_string_is_taken_for_a_list_of_one(repo: Path, fake_encoder: FakeEncoder) -> None:
+    store = Store()
+    index_folder(store, repo, IndexOptions(name="code", encoder=FAKE_SPEC))
+
+    result = call(store, "search", {"query": "fetch page", "language": "go",
+                                    "include": "*.go", "exclude": "*.py", "k": 3.0})
+
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is not None
+    assert {h["path"] for h in result.structured_content["results"]} == {"net.go"}
 
 
 def test_an_empty_store_says_what_to_do(fake_encoder: FakeEncoder) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from embedstore.errors import UserInputError
+from embedstore.errors import EncoderMismatchError
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.federation import (
     LocalMember,
@@ -83,7 +83,7 @@ def test_collections_of_different_encoders_are_refused_naming_the_groups(
 ) -> None:
     other = write(tmp_path / "other", {"x.py": "def parse_other(argv):\n    return argv\n"})
     index_folder(store, other, IndexOptions(name="other", encoder=FAKE_SPEC, pooling="cls"))
-    with pytest.raises(UserInputError, match=r"fake:hash \(cls, 64-d\): other") as refused:
+    with pytest.raises(EncoderMismatchError, match=r"fake:hash \(cls, 64-d\): other") as refused:
         search_members(members(store, "web", "cli", "other"), "parse", 3)
     assert "web, cli" in str(refused.value)
     lexical = search_members(members(store, "web", "other"), "parse", 3, mode="lexical")
