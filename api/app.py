@@ -23,6 +23,7 @@ from embedstore.api.routes import (
     collections,
     documents,
     embeddings,
+    files,
     jobs,
     many,
     models,
@@ -84,7 +85,8 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_request_bytes)
     guarded = [Depends(require_api_key)]
     for router in (collections.router, documents.router, search.router, many.router,
-                   jobs.router, embeddings.router, models.router, collection_map.router):
+                   jobs.router, embeddings.router, models.router, collection_map.router,
+                   files.router):
         app.include_router(router, dependencies=guarded, responses=ERROR_RESPONSES)
     app.include_router(system.router)
     install_openapi(app, config)

@@ -1,4 +1,4 @@
-"""`embedstore plot NAME --out map.html`: a 2-D map of a collection."""
+"""`embedstore plot NAME [--out map.html]`: a 2-D map of a collection."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from embedstore.plot import DEFAULT_K, DEFAULT_LIMIT
 def plot(
     name: Annotated[str, typer.Argument(help="Collection name.")],
     out_file: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Interactive HTML map to write (self-contained, works offline).",
+        "--out", "-o", help="Interactive HTML map to write (self-contained, works offline); "
+        "without --out and --png: NAME-map.html in the current folder.",
     )] = None,
     method: Annotated[str, typer.Option(
         "--method", help="pca, tsne or umap (umap needs the `umap` extra).",
@@ -25,7 +26,8 @@ def plot(
     limit: Annotated[int, typer.Option(help="At most this many units, sampled.")] = DEFAULT_LIMIT,
     seed: Annotated[int, typer.Option(help="Seed of the sample and the projection.")] = 0,
     color_by: Annotated[str, typer.Option(
-        "--color-by", help="Colour points by folder, language or kind.",
+        "--color-by", help="Colour points by folder, language, kind or file (folder becomes "
+        "file when every unit is in one folder).",
     )] = "folder",
     query: Annotated[list[str] | None, typer.Option(
         "--query", "-q", metavar="QUERY",
@@ -40,13 +42,16 @@ def plot(
     """Project a collection's units to 2-D and write an interactive HTML map and/or a PNG."""
     # Imported here: numpy and the store, which `embedstore --help` must not load (issue 9).
     from embedstore.plot.build import build_map
-    from embedstore.plot.colors import check_color_by
+    from embedstore.plot.colors import check_color_by, resolve_color_by
     from embedstore.plot.projection import METHOD_NAMES
+    from embedstore.store.store import check_name
 
     check_color_by(color_by)
+    if out_file is None and png is None:
+        # What a quick look wants: the interactive map, named so that maps of several
+        # collections do not overwrite each other (a checked name holds no slash).
+        out_file = Path(f"{check_name(name)}-map.html")
     targets = [path for path in (out_file, png) if path is not None]
-    if not targets:
-        raise UserInputError("nothing to write: give --out map.html and/or --png map.png")
     # Each file in the format its name says: HTML in map.png would open as a broken image.
     if out_file is not None and out_file.suffix.lower() not in (".html", ".htm"):
         raise typer.BadParameter(
@@ -69,6 +74,7 @@ def plot(
     if found.method != method:
         err.print(f"[yellow]warning:[/yellow] {found.sampled} units are too few for "
                   f"{METHOD_NAMES[method]}: drawn with PCA", soft_wrap=True)
+    color_by = resolve_color_by(found.points, color_by)
     if out_file is not None:
         from embedstore.plot.html import write_html  # plotly: only when writing HTML
 

@@ -42,7 +42,7 @@ class OneLineUsageErrors(TyperGroup):
             exc.show()  # `embedstore` alone: the help is the answer
             sys.exit(exc.exit_code)
         except click_errors.UsageError as exc:
-            print_error(usage_message(exc))
+            print_error(_usage_message(exc))
             sys.exit(exc.exit_code)
         except click_errors.ClickException as exc:
             print_error(exc.format_message())
@@ -53,7 +53,7 @@ class OneLineUsageErrors(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
-def usage_message(exc: click_errors.UsageError) -> str:
+def _usage_message(exc: click_errors.UsageError) -> str:
     """Click's message in plain words, with the closest choice to a mistyped one, and where
     help is."""
     if isinstance(exc, click_errors.BadParameter) and isinstance(exc.__cause__, ValidationError):

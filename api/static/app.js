@@ -1,6 +1,6 @@
 // The search page: plain JavaScript over the REST API, no build step.
 // A search's query, collection, mode, k and filters live in the URL, so a link
-// shares it and Back returns to the one before.
+// shares it and Back returns to the one before; so does an open file (`view`).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -16,6 +16,12 @@ const DEFAULT_K = 10;
 // URL parameter -> the filter box it fills (and the request's filters field).
 const FILTERS = { include: "include", exclude: "exclude", language: "languages" };
 const COLLECTION_KEY = "embedstore-collection";
+// The picker's value (and the URL's `collection=*`) for one search over every
+// collection; no collection name holds a "*".
+const ALL = "*";
+const MAX_EXAMPLES = 6;
+
+let collectionNames = [];
 
 async function api(path, body) {
   const headers = { "Content-Type": "application/json" };
@@ -30,18 +36,64 @@ async function api(path, body) {
   return data;
 }
 
+const collectionURL = (name) => `/v1/collections/${encodeURIComponent(name)}`;
+
 async function loadCollections() {
   const select = $("collection");
   try {
     const collections = await api("/v1/collections");
-    select.replaceChildren(...collections.map((c) => new Option(`${c.name} (${c.units} definitions)`, c.name)));
+    collectionNames = collections.map((c) => c.name);
+    const options = collections.map((c) => new Option(
+      `${c.name} (${c.unreadable ? "unreadable" : `${c.units} definitions`})`, c.name));
+    // Several collections: one search over them all is offered first, so it is the default.
+    if (collections.length > 1) options.unshift(new Option(`All collections (${collections.length})`, ALL));
+    select.replaceChildren(...options);
     // The last collection searched, if it still exists.
     const remembered = localStorage.getItem(COLLECTION_KEY);
-    if (collections.some((c) => c.name === remembered)) select.value = remembered;
+    if (options.some((o) => o.value === remembered)) select.value = remembered;
     $("status").textContent = collections.length ? "" : "No collection yet: run `embedstore index PATH`.";
   } catch (err) {
     $("status").textContent = `Could not list collections: ${err.message}`;
   }
+  loadExamples();
+}
+
+// --- Example queries: the collection's own (GET /v1/collections/{name}/examples)
+
+const examplesOf = new Map();  // collection -> the promise of its examples, one fetch per page load
+
+function examples(name) {
+  if (!examplesOf.has(name)) {
+    // No examples is no reason to fail the page.
+    examplesOf.set(name, api(`${collectionURL(name)}/examples`).then((data) => data.examples, () => []));
+  }
+  return examplesOf.get(name);
+}
+
+async function loadExamples() {
+  const chosen = $("collection").value;
+  const names = chosen === ALL ? collectionNames : collectionNames.filter((name) => name === chosen);
+  const lists = await Promise.all(names.map(examples));
+  if ($("collection").value !== chosen) return;  // another choice made meanwhile wins
+  // In turn from each collection, so "all" shows a bit of every one.
+  const queries = [];
+  for (let i = 0; lists.some((list) => i < list.length); i++) {
+    for (const list of lists) if (i < list.length && !queries.includes(list[i].query)) queries.push(list[i].query);
+  }
+  $("examples").replaceChildren(...queries.slice(0, MAX_EXAMPLES).map((query) => {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = query;
+    button.addEventListener("click", () => {
+      $("query").value = query;
+      $("search-form").requestSubmit();
+    });
+    item.append(button);
+    return item;
+  }));
+  $("examples-intro").textContent = `From ${chosen === ALL ? "these collections" : "this collection"}, try:`;
+  $("examples-intro").hidden = !queries.length;
 }
 
 // --- The search as a state: form <-> state <-> URL
@@ -54,6 +106,7 @@ function formState() {
     collection: $("collection").value,
     mode: document.querySelector("input[name=mode]:checked").value,
     k: Number($("k").value),
+    view: null,
   };
   for (const param of Object.keys(FILTERS)) state[param] = splitList($(param).value);
   return state;
@@ -67,6 +120,21 @@ function showState(state) {
   if (![...kSelect.options].some((o) => Number(o.value) === state.k)) kSelect.add(new Option(String(state.k)));
   kSelect.value = String(state.k);
   for (const param of Object.keys(FILTERS)) $(param).value = state[param].join(", ");
+  loadExamples();
+}
+
+// `view=path:10-20` (and `view_collection=name` when the search's collection does
+// not say which): the file open over the results, that range highlighted.
+function viewFromParams(params, collection) {
+  const found = /^(.+?)(?::(\d+)(?:-(\d+))?)?$/.exec(params.get("view") || "");
+  if (!found) return null;
+  const start = found[2] ? Number(found[2]) : null;
+  return {
+    collection: params.get("view_collection") || collection,
+    path: found[1],
+    start,
+    end: found[3] ? Number(found[3]) : start,
+  };
 }
 
 function stateFromURL() {
@@ -74,78 +142,181 @@ function stateFromURL() {
   const k = Number.parseInt(params.get("k"), 10);
   const state = {
     q: (params.get("q") || "").trim(),
-    collection: params.get("collection") || "",
+    collection: params.get("collection") || $("collection").value,
     mode: MODES.includes(params.get("mode")) ? params.get("mode") : MODES[0],
     k: k >= 1 ? k : DEFAULT_K,
   };
+  // A link for "all" opened on a store of one collection: that one is all.
+  if (state.collection === ALL && collectionNames.length === 1) state.collection = collectionNames[0];
   for (const param of Object.keys(FILTERS)) state[param] = params.getAll(param).flatMap(splitList);
+  state.view = viewFromParams(params, state.collection);
   return state;
 }
 
 // Defaults are left out, so a plain search has a short link.
 function urlOf(state) {
-  const params = new URLSearchParams({ q: state.q, collection: state.collection });
+  const params = new URLSearchParams();
+  if (state.q) params.set("q", state.q);
+  params.set("collection", state.collection);
   if (state.mode !== MODES[0]) params.set("mode", state.mode);
   if (state.k !== DEFAULT_K) params.set("k", String(state.k));
   for (const param of Object.keys(FILTERS)) for (const value of state[param]) params.append(param, value);
+  const view = state.view;
+  if (view) {
+    params.set("view", view.start ? `${view.path}:${view.start}-${view.end}` : view.path);
+    if (view.collection !== state.collection) params.set("view_collection", view.collection);
+  }
   return `?${params}`;
+}
+
+// The search part of a state: two states with the same key show the same results.
+const searchKey = (state) => urlOf({ ...state, view: null });
+
+// A new search or file is a new history entry; the same one again is not.
+function go(state, entry = null) {
+  const url = urlOf(state);
+  if (url !== window.location.search) history.pushState(entry, "", url);
+  showURLState();
+}
+
+// --- Panels: results (or the empty page), the map, an open file
+
+let panel = "results";
+let panelBeforeFile = "results";
+
+function showPanel(name) {
+  if (name === "file" && panel !== "file") panelBeforeFile = panel;
+  panel = name;
+  for (const button of document.querySelectorAll("#views button")) {
+    button.classList.toggle("active", button.dataset.view === name);
+  }
+  $("results-panel").hidden = name !== "results";
+  $("map-view").hidden = name !== "map";
+  $("file-view").hidden = name !== "file";
+  // The map (map.js) draws only while it is shown.
+  document.dispatchEvent(new CustomEvent("panel-shown", { detail: name }));
+}
+
+for (const button of document.querySelectorAll("#views button")) {
+  button.addEventListener("click", () => {
+    const state = stateFromURL();
+    if (state.view) {  // a tab closes the open file
+      panelBeforeFile = button.dataset.view;
+      go({ ...state, view: null });
+    } else {
+      showPanel(button.dataset.view);
+    }
+  });
 }
 
 // --- Showing results
 
 let latest = 0;  // the newest search: an older one answering late is dropped
+let shownKey = null;  // the search whose results are on the page
 
 async function runSearch(state) {
-  const options = [...$("collection").options].map((o) => o.value);
-  if (!options.includes(state.collection)) {
+  const all = state.collection === ALL;
+  if (!all && !collectionNames.includes(state.collection)) {
     $("status").textContent = `No collection named "${state.collection}" here.`;
     showResults([]);
     return;
   }
   $("empty").hidden = true;
+  $("no-results").hidden = true;
   $("status").textContent = "Searching…";
   const ticket = ++latest;
+  shownKey = searchKey(state);
   const started = performance.now();
   const filters = {};
   for (const [param, field] of Object.entries(FILTERS)) filters[field] = state[param];
+  const body = { query: state.q, k: state.k, mode: state.mode, filters, highlight: true };
   try {
-    const data = await api(`/v1/collections/${encodeURIComponent(state.collection)}/search`, {
-      query: state.q, k: state.k, mode: state.mode, filters, highlight: true,
-    });
+    // All collections: one ranking over them (POST /v1/search); every hit names its collection.
+    const data = await api(all ? "/v1/search" : `${collectionURL(state.collection)}/search`, body);
     if (ticket !== latest) return;
-    showResults(data.results, queryTerms(state.q));
+    showResults(data.results, queryTerms(state.q), all);
     const ms = Math.round(performance.now() - started);
     $("status").textContent = `${data.results.length} results in ${ms} ms`;
+    if (!data.results.length) suggestOthers(state);
   } catch (err) {
     if (ticket !== latest) return;
+    shownKey = null;
     showResults([]);
     $("status").textContent = `Error: ${err.message}`;
   }
 }
 
-function showResults(results, terms = null) {
-  $("results").replaceChildren(...results.map((hit, i) => renderHit(hit, i + 1, terms)));
+function showResults(results, terms = null, withCollection = false) {
+  $("results").replaceChildren(...results.map((hit, i) => renderHit(hit, i + 1, terms, withCollection)));
   // The Map view (map.js) rings these results' points.
   document.dispatchEvent(new CustomEvent("search-results", { detail: results }));
 }
 
 function showEmpty() {
   latest++;
+  shownKey = null;
   showResults([]);
+  $("no-results").hidden = true;
   $("empty").hidden = false;
 }
 
-function renderHit(hit, rank, terms) {
+// No results: the searches likelier to find something, one click away.
+function suggestOthers(state) {
+  const tries = [];
+  if (state.mode !== "hybrid") tries.push(["in hybrid mode", { ...state, mode: "hybrid" }]);
+  if (Object.keys(FILTERS).some((param) => state[param].length)) {
+    tries.push(["without filters", { ...state, include: [], exclude: [], language: [] }]);
+  }
+  if (state.collection !== ALL && collectionNames.length > 1) {
+    tries.push(["in all collections", { ...state, collection: ALL }]);
+  }
+  const box = $("no-results");
+  box.replaceChildren("Nothing matched.");
+  if (!tries.length) box.append(" The collection may hold nothing like it: try other words.");
+  else box.append(" Search again ");
+  tries.forEach(([label, other], i) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = label;
+    button.addEventListener("click", () => go(other));
+    box.append(...(i ? [i === tries.length - 1 ? " or " : ", "] : []), button);
+  });
+  if (tries.length) box.append(".");
+  box.hidden = false;
+}
+
+function renderHit(hit, rank, terms, withCollection) {
   const article = document.createElement("article");
   article.className = "hit";
   const head = document.createElement("h2");
+  // The path opens the file with this range highlighted; a real link, so it opens in a tab too.
+  const view = { collection: hit.collection, path: hit.path, start: hit.start_line, end: hit.end_line };
   const where = document.createElement("span");
   where.className = "location";
-  where.textContent = `${rank}. ${hit.path}:${hit.start_line}-${hit.end_line}`;
+  const link = document.createElement("a");
+  link.href = urlOf({ ...stateFromURL(), view });
+  link.textContent = `${hit.path}:${hit.start_line}-${hit.end_line}`;
+  link.addEventListener("click", (event) => {
+    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    openFile(view);
+  });
+  const text = document.createElement("span");
+  text.append(`${rank}. `, link);
+  where.append(text);
+  head.append(where);
+  if (withCollection) {
+    const collection = document.createElement("span");
+    collection.className = "collection";
+    collection.textContent = hit.collection;
+    head.append(collection);
+  }
   const meta = document.createElement("span");
   meta.className = "meta";
   meta.textContent = `${hit.symbol ? hit.symbol + " · " : ""}${hit.kind} · score ${hit.score.toFixed(3)} · ${hit.found_by}`;
-  head.append(where, meta);
+  // An editor opens `abs_path:line` where the file is on disk; else the indexed range.
+  const copied = hit.abs_path ? `${hit.abs_path}:${hit.start_line}` : `${hit.path}:${hit.start_line}-${hit.end_line}`;
+  head.append(meta, copyButton(copied));
   const code = document.createElement("div");
   code.className = "code";
   // The server's highlighter escapes the code and classes each line: lines of
@@ -171,6 +342,99 @@ function moreButton(article, folded) {
   });
   return button;
 }
+
+// Bring result `index` (0-based) into view and flash it: the map's way to point at it.
+function showResult(index) {
+  showPanel("results");
+  const article = $("results").children[index];
+  if (!article) return;
+  article.scrollIntoView({ block: "center" });
+  article.classList.remove("flash");
+  void article.offsetWidth;  // restart the animation when the same result is shown again
+  article.classList.add("flash");
+}
+
+// --- Copying a location
+
+// navigator.clipboard needs a secure context (https or loopback); elsewhere the old way.
+async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  const area = document.createElement("textarea");
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  document.execCommand("copy");
+  area.remove();
+}
+
+function copyButton(text) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "copy";
+  button.title = `Copy ${text}`;
+  button.textContent = "copy";
+  button.addEventListener("click", async () => {
+    try {
+      await copyText(text);
+      button.textContent = "copied";
+    } catch {
+      button.textContent = "copy failed";
+    }
+    setTimeout(() => { button.textContent = "copy"; }, 1500);
+  });
+  return button;
+}
+
+// --- A whole file, the hit's range highlighted (GET /v1/collections/{name}/files/{path})
+
+let fileTicket = 0;
+
+function openFile(view) {
+  go({ ...stateFromURL(), view }, { file: true });
+}
+
+async function showFile(view) {
+  showPanel("file");
+  const range = view.start ? `:${view.start}-${view.end}` : "";
+  $("file-title").textContent = `${view.collection} · ${view.path}${range}`;
+  const code = $("file-code");
+  code.replaceChildren();
+  const ticket = ++fileTicket;
+  let file;
+  try {
+    const path = view.path.split("/").map(encodeURIComponent).join("/");
+    file = await api(`${collectionURL(view.collection)}/files/${path}`);
+  } catch (err) {
+    if (ticket === fileTicket) code.textContent = `Cannot show ${view.path}: ${err.message}`;
+    return;
+  }
+  if (ticket !== fileTicket) return;
+  const lines = file.text.split("\n");
+  if (file.text.endsWith("\n")) lines.pop();
+  const fragment = document.createDocumentFragment();
+  lines.forEach((text, i) => {
+    const number = i + 1;
+    const line = document.createElement("span");
+    line.className = view.start && number >= view.start && number <= view.end ? "line selected" : "line";
+    const label = document.createElement("span");
+    label.className = "linenos";
+    label.textContent = String(number).padStart(String(lines.length).length);
+    line.append(label, text);
+    fragment.append(line);
+  });
+  code.append(fragment);
+  const first = code.querySelector(".line.selected");
+  if (first) first.scrollIntoView({ block: "center" });
+}
+
+$("file-close").addEventListener("click", () => {
+  // Opened from this page: Back returns to where it was, scroll included.
+  if (history.state && history.state.file) history.back();
+  else go({ ...stateFromURL(), view: null });
+});
 
 // --- Query terms marked in the code
 
@@ -222,30 +486,35 @@ $("search-form").addEventListener("submit", (event) => {
   const state = formState();
   if (!state.collection || !state.q) return;
   localStorage.setItem(COLLECTION_KEY, state.collection);
-  const url = urlOf(state);
-  // A new search is a new history entry; the same one again is not.
-  if (url !== window.location.search) history.pushState(null, "", url);
-  runSearch(state);
+  shownKey = null;  // Search pressed again runs the search again (the index may have changed)
+  go(state);
 });
 
-$("collection").addEventListener("change", () => localStorage.setItem(COLLECTION_KEY, $("collection").value));
+$("collection").addEventListener("change", () => {
+  localStorage.setItem(COLLECTION_KEY, $("collection").value);
+  loadExamples();
+});
 
-for (const example of document.querySelectorAll("#examples button")) {
-  example.addEventListener("click", () => {
-    $("query").value = example.textContent;
-    $("search-form").requestSubmit();
-  });
-}
+// "/" jumps to the query box, as on most code search sites, unless one is typing.
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target instanceof Element && event.target.closest("input, textarea, select, [contenteditable]")) return;
+  event.preventDefault();
+  $("query").focus();
+  $("query").select();
+});
 
-// Back and Forward: show the search the URL holds, or the empty page.
+// Back and Forward: show what the URL holds: a search, the empty page, an open file.
 window.addEventListener("popstate", () => showURLState());
 
 function showURLState() {
   const state = stateFromURL();
-  if (!state.collection) state.collection = $("collection").value;
   showState(state);
-  if (state.q) runSearch(state);
-  else showEmpty();
+  // Closing a file, or opening one, leaves the search shown as it was.
+  if (!state.q) showEmpty();
+  else if (searchKey(state) !== shownKey) runSearch(state);
+  if (state.view) showFile(state.view);
+  else if (panel === "file") showPanel(panelBeforeFile);
 }
 
 loadCollections().then(showURLState);

@@ -1,6 +1,7 @@
 // The Map view: GET /v1/collections/{name}/map drawn on a <canvas> (no plotting
-// library to ship), coloured by folder, language or kind, with the current
-// search results ringed and numbered. Uses `$` and `api` from app.js.
+// library to ship), coloured by folder, language, kind or file, with the current
+// search results ringed and numbered; a click on a point shows its result, or its
+// file. Uses `$`, `api`, `ALL`, `collectionNames`, `showResult` and `openFile` from app.js.
 "use strict";
 
 // The palette and the "(other)" rule of embedstore/plot/colors.py, so the page
@@ -17,6 +18,9 @@ const HOVER_PX = 8;
 
 const mapState = { data: null, results: [], screen: [] };
 const maps = new Map();  // "collection|method" -> the map JSON, fetched once per page load
+// The point field each colour choice groups by.
+const COLOR_FIELDS = { folder: "folder", language: "language", kind: "kind", file: "path" };
+let colorChosen = false;  // the person picked a colouring: keep it from map to map
 
 function colorGroups(points, field) {
   const counts = new Map();
@@ -31,8 +35,15 @@ function colorGroups(points, field) {
   return { colors, groupOf, sizes };
 }
 
+// The map of the collection searched; for all collections, of the best result's.
+function mapCollection() {
+  const chosen = $("collection").value;
+  if (chosen !== ALL) return chosen;
+  return mapState.results.length ? mapState.results[0].collection : collectionNames[0];
+}
+
 async function loadMap() {
-  const name = $("collection").value;
+  const name = mapCollection();
   const method = $("map-method").value;
   if (!name) return;
   const key = `${name}|${method}`;
@@ -47,8 +58,14 @@ async function loadMap() {
     }
   }
   // Another choice made while this one was fetched wins.
-  if (`${$("collection").value}|${$("map-method").value}` !== key) return;
+  if (`${mapCollection()}|${$("map-method").value}` !== key) return;
   mapState.data = maps.get(key);
+  // A flat repository (or one folder below the shared ones) is one colour by folder:
+  // by file then, as `embedstore plot` does, unless the person chose.
+  if (!colorChosen) {
+    const oneFolder = new Set(mapState.data.points.map((p) => p.folder)).size === 1;
+    $("map-color").value = oneFolder ? "file" : "folder";
+  }
   drawMap();
 }
 
@@ -65,17 +82,29 @@ function drawMap() {
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, width, height);
 
+  const { colors, groupOf, sizes } = colorGroups(data.points, COLOR_FIELDS[$("map-color").value]);
+  // The legend first: on a wide screen it sits over the canvas's right side, kept clear of points.
+  const legend = $("map-legend");
+  legend.replaceChildren(...[...colors].map(([group, color]) => {
+    const item = document.createElement("li");
+    const dot = document.createElement("i");
+    dot.style.background = color;
+    item.append(dot, `${group} (${sizes.get(group) || 0})`);
+    return item;
+  }));
+  const legendWidth = getComputedStyle(legend).position === "absolute" ? legend.offsetWidth + 12 : 0;
+
   // One scale for both axes: distances on the map mean the same in every direction.
   const xs = data.points.map((p) => p.x);
   const ys = data.points.map((p) => p.y);
   const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
   const margin = 24;
-  const scale = Math.min((width - 2 * margin) / (maxX - minX || 1), (height - 2 * margin) / (maxY - minY || 1));
-  const offsetX = (width - scale * (maxX - minX)) / 2;
+  const room = width - legendWidth;
+  const scale = Math.min((room - 2 * margin) / (maxX - minX || 1), (height - 2 * margin) / (maxY - minY || 1));
+  const offsetX = (room - scale * (maxX - minX)) / 2;
   const offsetY = (height - scale * (maxY - minY)) / 2;
   mapState.screen = data.points.map((p) => [offsetX + scale * (p.x - minX), height - offsetY - scale * (p.y - minY)]);
 
-  const { colors, groupOf, sizes } = colorGroups(data.points, $("map-color").value);
   ctx.globalAlpha = 0.75;
   data.points.forEach((p, i) => {
     ctx.fillStyle = colors.get(groupOf(p));
@@ -85,8 +114,11 @@ function drawMap() {
   });
   ctx.globalAlpha = 1;
 
+  // Unit ids are per collection: only this collection's results are on its map.
   const index = new Map(data.points.map((p, i) => [p.id, i]));
-  const shown = mapState.results.map((hit, rank) => [rank + 1, index.get(hit.id)]).filter(([, i]) => i !== undefined);
+  const shown = mapState.results
+    .map((hit, rank) => [rank + 1, hit.collection === data.collection ? index.get(hit.id) : undefined])
+    .filter(([, i]) => i !== undefined);
   ctx.font = "bold 12px system-ui, sans-serif";
   for (const [rank, i] of shown.reverse()) {  // the best result drawn last, on top
     const [x, y] = mapState.screen[i];
@@ -108,14 +140,7 @@ function drawMap() {
 
   const results = mapState.results.length ? ` · ${shown.length} of ${mapState.results.length} results on the map` : "";
   const methods = { pca: "PCA", tsne: "t-SNE", umap: "UMAP" };
-  $("map-info").textContent = `${data.sampled.toLocaleString()} of ${data.total_units.toLocaleString()} units · ${methods[data.method]}${results}`;
-  $("map-legend").replaceChildren(...[...colors].map(([group, color]) => {
-    const item = document.createElement("li");
-    const dot = document.createElement("i");
-    dot.style.background = color;
-    item.append(dot, `${group} (${sizes.get(group) || 0})`);
-    return item;
-  }));
+  $("map-info").textContent = `${data.collection} · ${data.sampled.toLocaleString()} of ${data.total_units.toLocaleString()} units · ${methods[data.method]}${results}`;
 }
 
 function nearestPoint(event) {
@@ -143,34 +168,33 @@ $("map-canvas").addEventListener("mousemove", (event) => {
   tip.style.top = `${found.my + 12}px`;
 });
 $("map-canvas").addEventListener("mouseleave", () => { $("map-tip").hidden = true; });
-// A click copies the location, as in `embedstore plot`'s HTML.
-$("map-canvas").addEventListener("click", async (event) => {
+// A click on a result's point shows that result in the list; on any other point, its file.
+$("map-canvas").addEventListener("click", (event) => {
   const found = mapState.data && nearestPoint(event);
-  if (!found || !navigator.clipboard) return;
-  await navigator.clipboard.writeText(locationOf(found.point));
-  $("map-tip").textContent = `copied ${locationOf(found.point)}`;
+  if (!found) return;
+  const p = found.point;
+  const collection = mapState.data.collection;
+  const rank = mapState.results.findIndex((hit) => hit.id === p.id && hit.collection === collection);
+  if (rank >= 0) showResult(rank);
+  else openFile({ collection, path: p.path, start: p.start_line, end: p.end_line });
 });
 
-function showView(view) {
-  for (const button of document.querySelectorAll("#views button")) {
-    button.classList.toggle("active", button.dataset.view === view);
-  }
-  $("results").hidden = view !== "results";
-  $("map-view").hidden = view !== "map";
-  if (view === "map") loadMap();
-}
-
-for (const button of document.querySelectorAll("#views button")) {
-  button.addEventListener("click", () => showView(button.dataset.view));
-}
+document.addEventListener("panel-shown", (event) => {
+  if (event.detail === "map") loadMap();
+});
 $("map-method").addEventListener("change", loadMap);
-$("map-color").addEventListener("change", drawMap);
+$("map-color").addEventListener("change", () => {
+  colorChosen = true;
+  drawMap();
+});
 $("collection").addEventListener("change", () => {
   mapState.results = [];
   if (!$("map-view").hidden) loadMap();
 });
 document.addEventListener("search-results", (event) => {
   mapState.results = event.detail;
-  drawMap();
+  // Over all collections the map follows the best result's collection.
+  if (!$("map-view").hidden && mapState.data && mapState.data.collection !== mapCollection()) loadMap();
+  else drawMap();
 });
 window.addEventListener("resize", drawMap);

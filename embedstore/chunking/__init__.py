@@ -1,9 +1,9 @@
 """Cutting files into chunks that fit the encoder: by syntax, headings or lines.
 
 Code in the languages of :data:`CODE_LANGUAGES` is cut along definitions
-(tree-sitter; Python's ``ast`` as a fallback), Markdown and reST by headings,
-anything else into overlapping line windows. Every chunk fits ``max_tokens``:
-what is too long is split, never truncated.
+(tree-sitter; Python's ``ast`` as a fallback), one unit per name, Markdown
+and reST by headings, anything else into overlapping line windows. Every
+chunk fits ``max_tokens``: what is too long is split, never truncated.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ def chunk_file(
     Lines are ``text.split("\\n")``, numbered from 1; a chunk's ``text`` is its
     lines joined with ``"\\n"``, except that a single line too long for the
     budget is cut into several chunks on that line whose texts concatenate to
-    it. Every non-blank line is in some chunk, and
+    it, and that a class over budget is outlined: its chunks span it (its
+    members have chunks of their own inside) and their texts are its own lines
+    with its members' signatures. Every non-blank line is in some chunk, and
     ``count_tokens([chunk_body(c)])[0] <= max_tokens`` for each chunk ``c``.
     An unknown or missing ``language`` is chunked as plain text; code with
     syntax errors is still chunked. Raises ``ValueError`` if ``max_tokens`` is

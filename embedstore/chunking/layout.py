@@ -49,7 +49,8 @@ def _region(
     """
     inner = _join_context(context, owner.header) if owner else context
     segments = _segments(blocks, start, end, budget)
-    outlined = owner is not None and owner.kind in CLASS_KINDS
+    # A class keeps a unit of its own: its outline.
+    outlined = owner if owner is not None and owner.kind in CLASS_KINDS else None
     planned: list[tuple[Span, Block | None]] = []
     for first, last, block in segments:
         if block is not None:
@@ -57,8 +58,11 @@ def _region(
             span = Span(first, last, block.kind, block.symbol, inner, continuation, scope)
         elif owner is None:
             span = Span(first, last, MODULE_KIND, None, "", "", scope)
-        elif outlined:
-            continue  # the class's own lines are in its outline
+        elif outlined is not None:
+            # The class's own lines are in its outline. Members on either side of
+            # them are not joined: the join would hold them again, unmeasured.
+            scope = first
+            continue
         else:
             # The owner's first lines hold its header, so they need no context.
             own_context = context if first == start else inner
@@ -66,9 +70,9 @@ def _region(
         planned.append((span, block))
     out: list[Span] = []
     fitting = budget.fits([span for span, _ in planned])
-    if owner is not None and outlined:
+    if outlined is not None:
         # After measuring the members, so the outline is planned with what they taught.
-        outlines += _outline(owner, segments, start, end, context, inner, budget)
+        outlines += _outline(outlined, segments, start, end, context, inner, budget)
     for (span, block), fits in zip(planned, fitting, strict=True):
         if fits or block is None or not block.children:
             out.append(span)

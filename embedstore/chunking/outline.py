@@ -18,7 +18,7 @@ class Block:
     ``start`` includes the comments, decorators and attributes directly above
     the definition. ``header`` is its signature (e.g. ``class Cache(Base):``),
     the context of its members and of the pieces it is split into; ``head`` is
-    the line it starts on. Only containers (classes, impls, namespaces) have
+    the line the signature starts on. Only containers (classes, impls, namespaces) have
     ``children``: their member definitions, chunked on their own when the
     container is over budget.
     """

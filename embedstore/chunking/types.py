@@ -11,7 +11,7 @@ TokenCounter = Callable[[list[str]], list[int]]
 
 @dataclass(frozen=True)
 class Chunk:
-    """A contiguous piece of a file.
+    """A contiguous piece of a file, or of a class's outline (see ``chunk_file``).
 
     ``start_line``/``end_line`` are 1-based and inclusive. ``context`` is a short
     header for the embedding (enclosing class, or the signature a split function

@@ -45,16 +45,27 @@ def canonical_spec(spec: str | None) -> str:
     if family:
         # A folder argument is made absolute, so the spec reloads from any directory.
         prefix, _, argument = spec.partition(":")
-        folder = Path(argument).expanduser()
-        return f"{prefix}:{folder.resolve()}" if folder.is_dir() else spec
-    path = Path(spec).expanduser()
-    if path.is_dir():
-        return str(path.resolve())
+        folder = _existing_folder(argument)
+        return f"{prefix}:{folder}" if folder else spec
+    path = _existing_folder(spec)
+    if path:
+        return str(path)
     if spec.startswith(("/", ".", "~")):
         raise EncoderLoadError(f"encoder folder {spec!r} does not exist")
     if "/" not in spec and f"sentence-transformers/{spec}" in _BUNDLED_MODELS:
         return f"sentence-transformers/{spec}"
     return spec
+
+
+def _existing_folder(text: str) -> Path | None:
+    """The folder ``text`` names, resolved, if there is one. A name the system refuses
+    (too long) or a home of no user (``~nobody``) names none: a model name sent to the
+    server is any text, and must not crash it."""
+    try:
+        path = Path(text).expanduser()
+        return path.resolve() if path.is_dir() else None
+    except (OSError, RuntimeError):  # RuntimeError: expanduser of an unknown user's ~
+        return None
 
 
 def bundled_package(spec: str) -> str | None:

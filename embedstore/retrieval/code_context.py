@@ -20,10 +20,12 @@ file being edited never takes budget: the prompt holds it already.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from embedstore.chunking.symbols import ImportRef, extract_symbols, identifiers, resolve_import
 from embedstore.chunking.types import TokenCounter
@@ -48,6 +50,8 @@ HALF_LIFE_LINES = 8.0
 IMPORTED = 1.0
 USED_NEAR = 2.0
 NOT_YET_USED = 1.5
+# A definition of a module the code imports whole weighs this share of an imported name.
+MODULE_SHARE = 0.5
 # A name the collection defines once, used in the code but not imported (any language).
 UNIQUE_NAME = 0.5
 # Members of a class the code refers to: what the next `obj.method(` may call.
@@ -56,15 +60,27 @@ MEMBER_SHARE = 0.5
 SIMILAR_WINDOW_LINES = 20
 SIMILAR_HITS = 20
 SIMILAR = 1.0
+# A candidate that the similar code uses: what code like this calls.
+CO_USED = 1.0
 # The outline of many candidates takes at most this share before bodies are added.
 OUTLINE_SHARE = 0.5
 # At most this many member signatures in one class's outline.
 MAX_MEMBERS = 40
 # Follow `from .core import X` in a package's __init__ at most this deep.
 REEXPORT_DEPTH = 3
+# A file at the collection's root: relative imports from it resolve against the root.
+ROOT_MODULE = "__init__.py"
 # Lines a docstring's first sentence may start below the signature.
 DOC_LOOKAHEAD = 2
 MAX_CODE_CHARS = 1_000_000
+# Candidates packing looks at: outlines of the first, bodies of the very first. Past them
+# a 4,096-token budget is full on every corpus measured.
+MAX_OUTLINED = 150
+MAX_BODIES = 30
+# Below this much budget left, no outline fits any more.
+MIN_PIECE_TOKENS = 8
+# A block's second run costs about this much: its range in the header and the `…` line.
+RUN_TOKENS = 5
 
 
 @dataclass
@@ -153,7 +169,7 @@ def _structural(
     bound: set[str] = set()
     for ref in own.imports:
         bound.add(ref.alias.split(".")[0])
-        targets = resolve_import(ref, path or "", language, paths)
+        targets = _resolve(collection, ref, path or "", language, paths)
         if not targets:
             continue
         # A JS default import binds whatever the module exports by default: try its alias.
@@ -161,19 +177,21 @@ def _structural(
         rows = [] if name in (None, "*") else _definitions_of(
             collection, name, targets, language, paths
         )
+        use = near.get(ref.alias, 0.0)
+        fresh = NOT_YET_USED if ref.alias not in near else 0.0
         if rows:
-            use = near.get(ref.alias, 0.0)
-            fresh = NOT_YET_USED if ref.alias not in near else 0.0
             for row in rows:
                 add(row, IMPORTED + USED_NEAR * use + fresh)
             continue
-        # A module bound by name (`import a.b as m`, `from pkg import module`, `*`): what
-        # the code reaches through `m.` is the candidate; the rest of the module less so.
-        for row in symbol_table.definitions_in(conn, targets):
+        # A module bound by name (`import a.b as m`, `from pkg import module`, `*`): each of
+        # its definitions may come next, as likely as the module is; what the code already
+        # reaches through `m.` more so.
+        modules = targets if name in (None, "*") else [t for t in targets if _stem(t) == name]
+        for row in symbol_table.definitions_in(conn, modules):
             if row.qualname != row.name:
                 continue  # members come with their class
             reach = near.get(row.name if ref.name == "*" else f"{ref.alias}.{row.name}", 0.0)
-            add(row, IMPORTED * 0.5 + USED_NEAR * reach)
+            add(row, MODULE_SHARE * (IMPORTED + USED_NEAR * use + fresh) + USED_NEAR * reach)
     # Names used near the cursor that the collection defines once: any language, no import.
     defined_here = {d.name for d in own.definitions}
     loose = [n for n, w in near.items()
@@ -187,6 +205,29 @@ def _structural(
             add(rows[0], UNIQUE_NAME + USED_NEAR * near[name] * 0.5)
     _add_members(collection, candidates, near)
     return candidates
+
+
+def _stem(path: str) -> str:
+    """The module name a file stands for: `a/b.py` and `a/b/__init__.py` are both `b`."""
+    file = PurePath(path)
+    return file.parent.name if file.stem == "__init__" else file.stem
+
+
+def _resolve(
+    collection: Collection, ref: ImportRef, importer: str, language: str, paths: frozenset[str]
+) -> list[str]:
+    """The files ``ref`` imports. A Python package indexed from inside its own folder
+    (``email/`` holding ``utils.py``) imports itself absolutely (``from email import
+    utils``): its own name then stands for the collection's root."""
+    found = resolve_import(ref, importer, language, paths)
+    root = collection.manifest.source_root
+    if found or language != "python" or ref.level or root is None:
+        return found
+    head, _, rest = ref.module.partition(".")
+    if head != PurePath(root).name:
+        return found
+    from_root = dataclasses.replace(ref, module=rest, level=1)
+    return resolve_import(from_root, ROOT_MODULE, language, paths)
 
 
 def _definitions_of(
@@ -205,7 +246,7 @@ def _definitions_of(
             for row in symbol_table.imports_of(conn, target):
                 if row.alias == name and row.name not in (None, "*"):
                     ref = ImportRef(*row)
-                    onward.extend(resolve_import(ref, target, language, paths))
+                    onward.extend(_resolve(collection, ref, target, language, paths))
                     name = ref.name or name
         if not onward:
             return []
@@ -221,12 +262,18 @@ def _add_members(
     if not classes:
         return
     rows = symbol_table.definitions_in(collection.conn, sorted({c.row.path for c in classes}))
+    # `obj.method` near the cursor: the nearest use of each attribute name.
+    attribute_near: dict[str, float] = {}
+    for name, weight in near.items():
+        if "." in name:
+            last = name.rsplit(".", 1)[1]
+            attribute_near[last] = max(attribute_near.get(last, 0.0), weight)
     for cls in classes:
         prefix = cls.row.qualname + "."
         cls.members = [r for r in rows if r.qualname.startswith(prefix)
                        and r.qualname.count(".") == cls.row.qualname.count(".") + 1]
         for member in cls.members:
-            used = max((w for n, w in near.items() if n.endswith("." + member.name)), default=0.0)
+            used = attribute_near.get(member.name, 0.0)
             score = cls.score * MEMBER_SHARE + USED_NEAR * used
             found = candidates.setdefault((member.path, member.start_line), Candidate(member))
             found.score = max(found.score, score)
@@ -239,13 +286,21 @@ def _add_similar(
     rules: SearchFilters,
     candidates: dict[tuple[str, int], Candidate],
 ) -> None:
-    """Units like the last lines of ``code`` (RepoCoder), scored by rank."""
+    """Units like the last lines of ``code`` (RepoCoder), scored by rank; and the
+    candidates that such code uses, since code like this calls them too."""
     window = "\n".join(code.rstrip("\n").split("\n")[-SIMILAR_WINDOW_LINES:]).strip()
     if not window:
         return
-    exclude = (*rules.exclude, path) if path else rules.exclude
-    scoped = SearchFilters(include=rules.include, exclude=exclude, languages=rules.languages)
-    hits = search(collection, window, SIMILAR_HITS, mode="hybrid", filters=scoped)
+    # The edited file is dropped after the search: a file filter costs more than the search.
+    hits = [h for h in search(collection, window, SIMILAR_HITS + 5, mode="hybrid", filters=rules)
+            if h.path != path][:SIMILAR_HITS]
+    used: dict[str, float] = {}
+    for rank, hit in enumerate(hits):
+        weight = 1 / math.sqrt(rank + 1)
+        for name, _ in identifiers(hit.text):
+            used[name] = max(used.get(name, 0.0), weight)
+    for cand in candidates.values():
+        cand.score += CO_USED * used.get(cand.row.name, 0.0)
     for rank, hit in enumerate(hits):
         row = DefinitionRow(hit.path, hit.language, hit.symbol or "", hit.symbol or "",
                             hit.kind, hit.start_line, hit.end_line, hit.start_line, "")
@@ -265,34 +320,90 @@ def _already_in_prompt(collection: Collection, candidate: Candidate, prompt: set
 
 @dataclass
 class _Packer:
-    """Blocks of lines by file, their token costs, and the budget."""
+    """Blocks of lines by file within a budget, their costs kept up to date line by line.
+
+    Counting each line once and summing keeps packing linear in what it reads; the
+    sum is checked against one count of the rendered whole at the end (see ``fit``).
+    """
 
     collection: Collection
     count: TokenCounter
-    max_tokens: int
     blocks: dict[str, ContextBlock] = field(default_factory=dict)
+    used: int = 0
     costs: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def used(self) -> int:
-        return sum(self.costs.values())
+    line_costs: dict[tuple[str, int], int] = field(default_factory=dict)
+    header_costs: dict[str, int] = field(default_factory=dict)
+    # What each accepted piece replaced, to undo the last ones if the whole runs over.
+    history: list[tuple[str, ContextBlock | None]] = field(default_factory=list)
 
     def add(self, row: DefinitionRow, lines: Iterable[int], rank: int, limit: int) -> bool:
         """Add ``lines`` of ``row``'s file if the total stays within ``limit``."""
         text = _lines(self.collection, row.path)
-        wanted = {n: text[n] for n in lines if n in text}
         block = self.blocks.get(row.path)
-        if not wanted or (block is not None and wanted.keys() <= block.lines.keys()):
+        have = block.lines if block else {}
+        new = [n for n in dict.fromkeys(lines) if n in text and n not in have]
+        if not new:
             return False
-        merged = ContextBlock(
-            row.path, row.language, {**(block.lines if block else {}), **wanted},
-            min(rank, block.best_rank) if block else rank,
-        )
-        cost = self.count([merged.render()])[0] + 1  # + the blank line between blocks
+        self._count_lines(row.path, text, new)
+        merged = ContextBlock(row.path, row.language, {**have, **{n: text[n] for n in new}},
+                              min(rank, block.best_rank) if block else rank)
+        cost = self._cost(merged)
         if self.used - self.costs.get(row.path, 0) + cost > limit:
             return False
-        self.blocks[row.path], self.costs[row.path] = merged, cost
+        self.history.append((row.path, block))
+        self._put(row.path, merged, cost)
         return True
+
+    def fit(self, max_tokens: int) -> tuple[list[ContextBlock], str, int]:
+        """The blocks in rank order, their text and its exact count, within ``max_tokens``."""
+        while True:
+            ordered = sorted(self.blocks.values(), key=lambda b: b.best_rank)
+            text = render(ordered)
+            tokens = self.count([text])[0] if text else 0
+            if tokens <= max_tokens or not self.history:
+                return ordered, text, tokens
+            path, before = self.history.pop()  # the estimate ran over: undo the last piece
+            if before is None:
+                self.used -= self.costs.pop(path)
+                del self.blocks[path]
+            else:
+                self._put(path, before, self._cost(before))
+
+    def _put(self, path: str, block: ContextBlock, cost: int) -> None:
+        self.used += cost - self.costs.get(path, 0)
+        self.blocks[path], self.costs[path] = block, cost
+
+    def prefetch(self, pieces: list[tuple[DefinitionRow, list[int]]]) -> None:
+        """Count the lines of ``pieces`` in one call."""
+        todo: dict[tuple[str, int], str] = {}
+        headers: dict[str, str] = {}
+        for row, lines in pieces:
+            text = _lines(self.collection, row.path)
+            if row.path not in self.header_costs:
+                headers[row.path] = _empty_block(row)
+            for n in lines:
+                if n in text and (row.path, n) not in self.line_costs:
+                    todo[(row.path, n)] = text[n]
+        counted = self.count([*todo.values(), *headers.values()])
+        self.line_costs.update(zip(todo, counted, strict=False))
+        self.header_costs.update(zip(headers, counted[len(todo):], strict=True))
+
+    def _count_lines(self, path: str, text: dict[int, str], numbers: list[int]) -> None:
+        todo = [n for n in numbers if (path, n) not in self.line_costs]
+        for n, tokens in zip(todo, self.count([text[n] for n in todo]), strict=True):
+            self.line_costs[(path, n)] = tokens
+
+    def _cost(self, block: ContextBlock) -> int:
+        if block.path not in self.header_costs:
+            self.header_costs[block.path] = self.count([_empty_block(block)])[0]
+        runs = len(block.ranges)
+        lines = sum(self.line_costs[(block.path, n)] for n in block.lines)
+        return self.header_costs[block.path] + lines + RUN_TOKENS * (runs - 1) + 1
+
+
+def _empty_block(of: DefinitionRow | ContextBlock) -> str:
+    """A block's header and fences alone: what every block costs besides its lines."""
+    return ContextBlock(of.path, of.language, {1: ""}).render()
 
 
 def _pack(
@@ -302,24 +413,28 @@ def _pack(
     max_tokens: int,
     count: TokenCounter,
 ) -> RagContext:
-    packer = _Packer(collection, count, max_tokens)
+    packer = _Packer(collection, count)
+    outlines = [(c.row, _outline(collection, c)) for c in ranked[:MAX_OUTLINED]]
+    bodies = [(c.row, list(range(c.row.start_line, c.row.end_line + 1)))
+              for c in ranked[:MAX_BODIES] if c.row.kind != "class"]
+    packer.prefetch(outlines)  # one tokenizer call per phase, not one per candidate
     outline_limit = int(max_tokens * OUTLINE_SHARE)
     outlined = 0
     # Outlines first, until they hold their share (the one that crosses it may finish).
-    for rank, cand in enumerate(ranked):
+    for rank, (row, lines) in enumerate(outlines):
         if packer.used >= outline_limit:
             break
-        packer.add(cand.row, _outline(collection, cand), rank, max_tokens)
+        packer.add(row, lines, rank, max_tokens)
         outlined = rank + 1
-    for rank, cand in enumerate(ranked):
-        if cand.row.kind != "class":  # a class is its outline; its methods come on their own
-            packer.add(cand.row, range(cand.row.start_line, cand.row.end_line + 1), rank,
-                       max_tokens)
-    for rank, cand in enumerate(ranked[outlined:], start=outlined):
-        packer.add(cand.row, _outline(collection, cand), rank, max_tokens)
-    ordered = sorted(packer.blocks.values(), key=lambda b: b.best_rank)
-    text = render(ordered)
-    tokens = count([text])[0] if text else 0
+    # Then whole bodies, best first (a class is its outline; its methods come on their own).
+    packer.prefetch(bodies)
+    for rank, (row, lines) in enumerate(bodies):
+        packer.add(row, lines, rank, max_tokens)
+    for rank, (row, lines) in enumerate(outlines[outlined:], start=outlined):
+        if packer.used >= max_tokens - MIN_PIECE_TOKENS:
+            break
+        packer.add(row, lines, rank, max_tokens)
+    ordered, text, tokens = packer.fit(max_tokens)
     return RagContext(code[-200:], text, tokens, max_tokens, ordered)
 
 

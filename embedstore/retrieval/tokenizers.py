@@ -25,7 +25,11 @@ def load_tokenizer(spec: str) -> TokenCounter:
     """A counter of prompt tokens (no special tokens) for ``spec``; TokenizerNotFoundError if
     it cannot be had."""
     folder = Path(spec).expanduser()
-    if folder.is_dir():
+    try:
+        is_folder = folder.is_dir()
+    except OSError:  # a name too long for a path, say: it names no folder
+        is_folder = False
+    if is_folder:
         return _hugging_face(folder)
     if "/" in spec or spec.startswith("."):
         raise TokenizerNotFoundError(f"tokenizer {spec!r}: no such folder")

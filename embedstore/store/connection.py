@@ -26,7 +26,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def translated(exc: sqlite3.Error, path: Path) -> Exception:
+def _translated(exc: sqlite3.Error, path: Path) -> Exception:
     """The error to raise for ``exc`` met on the collection database at ``path``."""
     code = getattr(exc, "sqlite_errorname", "") or ""
     name = path.parent.name
@@ -44,7 +44,7 @@ def translated(exc: sqlite3.Error, path: Path) -> Exception:
 
 
 def _raise(exc: sqlite3.Error, path: Path) -> NoReturn:
-    error = translated(exc, path)
+    error = _translated(exc, path)
     if error is exc:
         raise exc
     raise error from exc
@@ -80,10 +80,11 @@ class Cursor(sqlite3.Cursor):
 
     connection: Connection
 
+    # They return the cursor itself, which the stubs' Self says and the wrapper cannot.
     execute = _translating(sqlite3.Cursor.execute)  # type: ignore[assignment]
     executemany = _translating(sqlite3.Cursor.executemany)  # type: ignore[assignment]
-    executescript = _translating(sqlite3.Cursor.executescript)  # type: ignore[assignment]
-    # fetchall and fetchmany step in C, past __next__: each is wrapped itself.
+    executescript = _translating(sqlite3.Cursor.executescript)
+    # fetchone, fetchmany and fetchall step in C, past __next__: each is wrapped itself.
     fetchone = _translating(sqlite3.Cursor.fetchone)
     fetchmany = _translating(sqlite3.Cursor.fetchmany)
     fetchall = _translating(sqlite3.Cursor.fetchall)
@@ -104,11 +105,11 @@ class Connection(sqlite3.Connection):
 
     path: Path
 
-    def execute(self, sql: str, parameters: Any = (), /) -> Cursor:
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         return self.cursor(Cursor).execute(sql, parameters)
 
-    def executemany(self, sql: str, parameters: Iterable[Any], /) -> Cursor:
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
         return self.cursor(Cursor).executemany(sql, parameters)
 
-    def executescript(self, script: str, /) -> Cursor:
+    def executescript(self, script: str, /) -> sqlite3.Cursor:
         return self.cursor(Cursor).executescript(script)

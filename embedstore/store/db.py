@@ -213,7 +213,10 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     finally:
-        conn.execute("COMMIT")
+        # Not after an I/O error SQLite has ended the transaction for: COMMIT would
+        # fail and hide that error.
+        if conn.in_transaction:
+            conn.execute("COMMIT")
 
 
 def checkpoint(conn: sqlite3.Connection) -> None:

@@ -55,7 +55,9 @@ class Store:
     def names(self) -> list[str]:
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir() if _NAME.fullmatch(p.name) and _visible(p))
+        return sorted(
+            p.name for p in self.root.iterdir() if _NAME.fullmatch(p.name) and _visible(p)
+        )
 
     def exists(self, name: str) -> bool:
         return _visible(self.root / check_name(name))

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.store.store import Store
 from tests.api.server import serving_in_thread
 from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
-from tests.fakes import FakeEncoder
+from tests.fakes import FAKE_SPEC, FakeEncoder
 from tests.plot.corpus import indexed_store
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 # Where the last run leaves its screenshot for a person to look at.
@@ -91,3 +97,102 @@ def test_the_map_view_draws_the_units_and_rings_the_results(
             browser.close()
     assert shot.stat().st_size > 20_000
     shutil.copy(shot, SHOWCASE)
+
+
+def point_of(page: Page, predicate: str) -> dict[str, Any]:
+    """The first point (and where it is on the canvas) for which ``predicate`` holds, a JS
+    expression of `p` (the point), `hit` (its rank among the results, -1 when none) and `i`;
+    a point alone at its place, so a click there finds it and no other."""
+    found: dict[str, Any] = page.evaluate(f"""() => {{
+        const screen = mapState.screen;
+        const alone = (i) => screen.every(([x, y], j) => j === i ||
+            (x - screen[i][0]) ** 2 + (y - screen[i][1]) ** 2 > 1);
+        const i = mapState.data.points.findIndex((p, i) => {{
+            const hit = mapState.results.findIndex((r) => r.id === p.id);
+            return alone(i) && ({predicate});
+        }});
+        return {{...mapState.data.points[i], screen: screen[i]}};
+    }}""")
+    return found
+
+
+def click_point(page: Page, point: dict[str, Any]) -> None:
+    box = page.locator("#map-canvas").bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + point["screen"][0], box["y"] + point["screen"][1])
+
+
+def test_a_click_on_a_point_shows_its_result_or_else_its_file(base_url: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(base_url + "/")
+            page.fill("#query", "split a string into shell tokens")
+            page.click("button[type=submit]")
+            expect(page.locator(".hit")).to_have_count(10)
+            page.click("#views button[data-view=map]")
+            expect(page.locator("#map-canvas")).to_have_attribute("data-highlighted", "10")
+
+            # The 8th result: far down the list, out of view until the map points at it.
+            eighth = page.locator(".hit").nth(7)
+            click_point(page, point_of(page, "hit === 7"))
+            expect(eighth).to_be_in_viewport()
+            expect(eighth).to_have_class(re.compile(r"\bflash\b"))
+            expect(page.locator("#map-view")).to_be_hidden()
+            expect(page.locator("#views button.active")).to_have_text("Results")
+
+            page.click("#views button[data-view=map]")
+            other = point_of(page, "hit < 0")
+            click_point(page, other)
+            selected = page.locator("#file-code .line.selected")
+            expect(selected).to_have_count(other["end_line"] - other["start_line"] + 1)
+            expect(page.locator("#file-title")).to_have_text(
+                f"proj · {other['path']}:{other['start_line']}-{other['end_line']}")
+            expect(selected.first).to_be_in_viewport()
+            page.go_back()  # back to the map it was opened from
+            expect(page.locator("#map-canvas")).to_be_visible()
+            expect(page.locator("#file-view")).to_be_hidden()
+        finally:
+            browser.close()
+
+
+def test_a_map_of_one_folder_colours_by_file_with_the_legend_in_view(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for name in ("shlex.py", "fnmatch.py", "textwrap.py"):
+        shutil.copy(STDLIB / name, flat / name)
+    store = Store(tmp_path / "store")
+    index_folder(store, flat, IndexOptions(name="flat", encoder=FAKE_SPEC))
+    settings = ServerSettings(store=store.root, preload_model=False)
+    with serving_in_thread(create_app(settings)) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(url + "/")
+            page.click("#views button[data-view=map]")
+            expect(page.locator("#map-canvas")).to_have_attribute("data-points", re.compile(r"\d"))
+            expect(page.locator("#map-color")).to_have_value("file")
+            legend = page.locator("#map-legend li")
+            expect(legend).to_have_count(3)
+            assert sorted(t.split(" (")[0] for t in legend.all_inner_texts()) == [
+                "fnmatch.py", "shlex.py", "textwrap.py"]
+            expect(page.locator("#map-legend")).to_be_in_viewport(ratio=1)
+            # No point lies under the legend: the map keeps clear of it.
+            box = page.locator("#map-legend").bounding_box()
+            canvas = page.locator("#map-canvas").bounding_box()
+            assert box is not None and canvas is not None
+            under = page.evaluate("""([left, bottom]) => mapState.screen.filter(
+                ([x, y]) => x >= left && y <= bottom).length""",
+                [box["x"] - canvas["x"], box["y"] + box["height"] - canvas["y"]])
+            assert under == 0
+            page.select_option("#map-color", "folder")  # a choice made stays made
+            expect(legend).to_have_text([re.compile(r"^\./ \(\d+\)$")])
+        finally:
+            browser.close()

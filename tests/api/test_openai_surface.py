@@ -47,7 +47,9 @@ def test_models_lists_the_default_model_and_each_collections_encoder(client: Tes
     assert client.get(f"/v1/models/{DEFAULT_ENCODER}").json() == default
 
 
-@pytest.mark.parametrize("name", ["someone/other-model", "etc", "/etc", "/no/such/folder", "~"])
+# "~Æ" (the home of no user) and a name too long for the system were 500s (issue 21's fuzz run).
+@pytest.mark.parametrize("name", ["someone/other-model", "etc", "/etc", "/no/such/folder", "~",
+                                  "~\u00c6", "x" * 300])
 def test_an_unserved_model_is_404_with_one_message_whatever_the_name(
     client: TestClient, name: str
 ) -> None:

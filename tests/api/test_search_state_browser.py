@@ -1,5 +1,6 @@
-"""The search page's filters, k, URL state, history, term marks, empty state and remembered
-collection, in Debian's chromium against `embedstore serve` with the real default model."""
+"""The search page's filters, k, URL state, history, term marks, empty state, examples and
+remembered collection, in Debian's chromium against `embedstore serve` with the real default
+model."""
 
 from __future__ import annotations
 
@@ -151,14 +152,17 @@ def test_an_example_query_searches_and_the_collection_is_remembered(
     from playwright.sync_api import expect
 
     page.goto(server.url + "/")
-    expect(page.locator("#collection option")).to_have_count(2)
+    # Two collections: "All collections" first, and chosen until another is.
+    expect(page.locator("#collection option")).to_have_count(3)
+    expect(page.locator("#collection")).to_have_value("*")
     page.select_option("#collection", "notes")
     page.reload()
-    expect(page.locator("#collection option")).to_have_count(2)
+    expect(page.locator("#collection option")).to_have_count(3)
     expect(page.locator("#collection")).to_have_value("notes")  # the last choice, kept
 
     page.select_option("#collection", "stdlib")
-    example = page.locator("#examples button", has_text="shell-like tokens")
+    # The examples are the collection's own: shlex's and fnmatch's documentation and names.
+    example = page.locator("#examples button", has_text="shell-like syntax").first
     example.click()
     expect(page.locator(".hit").first).to_be_visible()
     assert params_of(page)["q"] == [example.inner_text()]

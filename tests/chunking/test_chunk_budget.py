@@ -54,6 +54,19 @@ def test_members_of_a_split_class_merge_only_among_themselves(
     ]
 
 
+def test_members_on_either_side_of_class_lines_are_not_merged(
+    outline: Callable[..., Layout],
+) -> None:
+    members = big_function("run") + getters("xy") + "LIMIT = 3\n\n" + getters("zw")
+    text = "class Point:\n" + "".join(f"    {line}\n" for line in members.splitlines())
+    assert outline(text, "python", 30) == [
+        ("class", "Point", 1, 23),  # its outline holds `LIMIT = 3`
+        ("method", "Point.run", 2, 9),
+        ("method", "Point.get_x, Point.get_y", 11, 15),
+        ("method", "Point.get_z, Point.get_w", 19, 23),
+    ]
+
+
 def test_a_line_too_long_for_the_budget_is_cut_within_the_line(
     chunk: Callable[..., list[Chunk]],
 ) -> None:

@@ -883,3 +883,21 @@ def test_typescript_overload_signatures_fold_into_their_implementation(
         "export function wrap(s: string, n = 2): string {",
         "class Box {",
     ]
+
+
+def test_alternatives_and_overloads_side_by_side_are_one_definition() -> None:
+    c = (
+        "#ifdef _WIN32\nint getch(void) {\n    return _getch();\n}\n"
+        "#else\nint getch(void) {\n    return getchar();\n}\n#endif\n"
+    )
+    java = (
+        "class Sum {\n    void add(int x) {\n        total += x;\n    }\n\n"
+        "    void add(String x) {\n        total += Integer.parseInt(x);\n    }\n\n"
+        "    void reset() {\n        total = 0;\n    }\n}\n"
+    )
+    assert [(b.symbol, b.start, b.end) for b in code_outline(c, "c") or []] == [("getch", 2, 8)]
+    (owner,) = code_outline(java, "java") or []
+    assert [(b.symbol, b.start, b.end) for b in owner.children] == [
+        ("Sum.add", 2, 8),
+        ("Sum.reset", 10, 12),
+    ]

@@ -16,13 +16,13 @@ from embedstore.cli.app import app
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.plot import cache, projection
 from embedstore.plot.build import build_map
-from embedstore.plot.colors import OTHER, PALETTE, color_groups
+from embedstore.plot.colors import OTHER, PALETTE, color_groups, resolve_color_by
 from embedstore.plot.png import PNG_SIZE
 from embedstore.plot.points import MapPoint
 from embedstore.retrieval.search import search
 from embedstore.store import db
 from embedstore.store.store import Store
-from tests.fakes import FakeEncoder
+from tests.fakes import FAKE_SPEC, FakeEncoder
 from tests.plot.corpus import indexed_store
 
 runner = CliRunner()
@@ -227,7 +227,7 @@ def test_more_groups_than_colours_share_one_grey_other() -> None:
 
 @pytest.mark.parametrize(("args", "fragment"), [
     (["--method", "mds"], "valid methods: pca, tsne, umap"),
-    (["--color-by", "size"], "valid choices: folder, language, kind"),
+    (["--color-by", "size"], "valid choices: folder, language, kind, file"),
     (["--limit", "0"], "limit must be at least 1"),
     (["--seed", "-1"], "seed must be between 0 and"),
     (["--query", "  "], "the query is empty"),
@@ -240,10 +240,62 @@ def test_bad_options_fail_in_one_line(
     assert not (tmp_path / "m.html").exists()
 
 
-def test_nothing_to_write_missing_folder_and_unknown_collection(
+def test_without_out_or_png_it_writes_name_map_html_here(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    code, stdout, stderr = plot(store)
+    assert code == 0, stderr
+    assert [p.name for p in here.iterdir()] == ["proj-map.html"]
+    assert "Wrote proj-map.html: 31 of 31 units" in stdout
+    assert len(unit_traces(figure_data((here / "proj-map.html").read_text()))) >= 3
+    # With --png alone, only the PNG is written.
+    code, _, stderr = plot(store, "--png", "only.png")
+    assert code == 0, stderr
+    assert sorted(p.name for p in here.iterdir()) == ["only.png", "proj-map.html"]
+
+
+def test_color_by_file_gives_each_file_its_colour(store: Store, tmp_path: Path) -> None:
+    code, _, stderr = plot(store, "--out", str(tmp_path / "files.html"), "--color-by", "file")
+    assert code == 0, stderr
+    traces = unit_traces(figure_data((tmp_path / "files.html").read_text()))
+    for trace in traces:
+        group = trace["name"].split(" (")[0]
+        assert {d[0].rsplit(":", 1)[0] for d in trace["customdata"]} == {group}
+    assert len(traces) == 7  # 3 folders x 2 Python files, and README.md
+
+
+def test_one_folder_for_every_point_colours_by_file(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for n in range(3):
+        (flat / f"m{n}.py").write_text(f"def f{n}(x):\n    return x + {n}\n\n\n"
+                                       f"def g{n}(y):\n    return y * {n}\n")
+    store = Store(tmp_path / "flat-store")
+    index_folder(store, flat, IndexOptions(name="flat", encoder=FAKE_SPEC))
+    points = build_map(store.open("flat")).map.points
+    assert {p.folder for p in points} == {"./"}
+    assert resolve_color_by(points, "folder") == "file"
+    assert resolve_color_by(points, "kind") == "kind"
+    out = tmp_path / "flat.html"
+    result = runner.invoke(app, ["plot", "flat", "--store", str(store.root), "--out", str(out)])
+    assert result.exit_code == 0, result.stderr
+    traces = unit_traces(figure_data(out.read_text()))
+    assert sorted(t["name"].split(" (")[0] for t in traces) == ["m0.py", "m1.py", "m2.py"]
+    # Several folders keep the folder colours.
+    proj = indexed_store(tmp_path / "proj-store")
+    assert resolve_color_by(build_map(proj.open("proj")).map.points, "folder") == "folder"
+
+
+def test_missing_folder_bad_default_name_and_unknown_collection(
     store: Store, tmp_path: Path
 ) -> None:
-    assert_one_line_error(*plot(store)[::2], "nothing to write")
+    result = runner.invoke(app, ["plot", "../up", "--store", str(store.root)])
+    assert_one_line_error(result.exit_code, result.stderr, "invalid collection name '../up'")
     assert_one_line_error(*plot(store, "--png", str(tmp_path / "no" / "m.png"))[::2],
                           "does not exist")
     result = runner.invoke(app, ["plot", "ghost", "--store", str(store.root), "--out", "m.html"])
