@@ -154,7 +154,7 @@ def _print_hit(rank: int, r: SearchResult, several: bool) -> None:
     )
     marked = set(matched_lines(r))
     for i, (first, last) in enumerate(shown.spans):
-        if i:
+        if i and not shown.note:  # an outline's line numbers show its gaps
             out.print("[dim]…[/dim]")
         # The whole definition is highlighted and a range of it shown, so a span
         # that starts inside a string or block is still coloured right.

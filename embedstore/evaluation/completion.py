@@ -473,6 +473,12 @@ def last_lines_context(lines: int) -> Row:
     return row
 
 
+def sliding_windows(
+    collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
+) -> RagContext:
+    return window_context(collection, case.code, case.path, budget, count_tokens)
+
+
 def code_at_cursor(
     collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
 ) -> RagContext:
@@ -487,7 +493,7 @@ ROWS: dict[str, Row] = {
     "no retrieval": no_retrieval,
     "context, last 8 lines": last_lines_context(8),
     BASELINE_ROW: last_lines_context(30),
-    "sliding-window BM25": window_context,
+    "sliding-window BM25": sliding_windows,
     CANDIDATE_ROW: code_at_cursor,
 }
 

@@ -29,7 +29,6 @@ from embedstore.retrieval.search import SearchResult
 from embedstore.store import db
 
 if TYPE_CHECKING:
-    from embedstore.evaluation.completion import CompletionCase
     from embedstore.store.collection import Collection
 
 WINDOW_LINES = 20
@@ -124,10 +123,11 @@ def repo_windows(source_root: str, paths: tuple[str, ...]) -> WindowIndex:
 
 
 def window_context(
-    collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
+    collection: Collection, code: str, path: str, budget: int, count_tokens: TokenCounter
 ) -> RagContext:
-    """The best windows of the other files for the last lines before the cursor, in ``budget``."""
-    query = "\n".join(case.code.splitlines()[-QUERY_LINES:])
+    """The best windows of files other than ``path`` for the last lines of ``code`` (the
+    text before a cursor), in ``budget``."""
+    query = "\n".join(code.splitlines()[-QUERY_LINES:])
     root = collection.manifest.source_root
     if root is None:
         raise UserInputError(f"collection {collection.name!r} was not indexed from a folder")
@@ -140,6 +140,6 @@ def window_context(
             i, w.path, w.start_line, w.end_line, w.start_line, w.end_line, w.language, "lines",
             score, "\n".join(w.lines), lexical_score=score,
         )
-        for i, (w, score) in enumerate(index.search(query, CONTEXT_CANDIDATES, exclude=case.path))
+        for i, (w, score) in enumerate(index.search(query, CONTEXT_CANDIDATES, exclude=path))
     ]
     return pack_context(query, hits, budget, count_tokens)

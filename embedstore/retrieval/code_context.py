@@ -63,7 +63,7 @@ SIMILAR = 1.0
 # A candidate that the similar code uses: what code like this calls.
 CO_USED = 1.0
 # The outline of many candidates takes at most this share before bodies are added.
-OUTLINE_SHARE = 0.5
+OUTLINE_SHARE = 0.9
 # At most this many member signatures in one class's outline.
 MAX_MEMBERS = 40
 # Follow `from .core import X` in a package's __init__ at most this deep.
@@ -174,7 +174,7 @@ def _structural(
             continue
         # A JS default import binds whatever the module exports by default: try its alias.
         name = ref.alias if ref.name == "default" else ref.name
-        rows = [] if name in (None, "*") else _definitions_of(
+        rows, modules = ([], targets) if name in (None, "*") else _follow(
             collection, name, targets, language, paths
         )
         use = near.get(ref.alias, 0.0)
@@ -186,7 +186,6 @@ def _structural(
         # A module bound by name (`import a.b as m`, `from pkg import module`, `*`): each of
         # its definitions may come next, as likely as the module is; what the code already
         # reaches through `m.` more so.
-        modules = targets if name in (None, "*") else [t for t in targets if _stem(t) == name]
         for row in symbol_table.definitions_in(conn, modules):
             if row.qualname != row.name:
                 continue  # members come with their class
@@ -230,16 +229,24 @@ def _resolve(
     return resolve_import(from_root, ROOT_MODULE, language, paths)
 
 
-def _definitions_of(
+def _follow(
     collection: Collection, name: str, targets: list[str], language: str, paths: frozenset[str],
-) -> list[DefinitionRow]:
-    """Top-level definitions named ``name`` in ``targets``, following re-exports."""
+) -> tuple[list[DefinitionRow], list[str]]:
+    """What ``name`` imported from ``targets`` is: its top-level definitions, or else the
+    files of the module it names, following re-exports (``from . import reduction`` in a
+    file the code imports ``reduction`` from)."""
     conn = collection.conn
     for _ in range(REEXPORT_DEPTH):
-        rows = [r for r in symbol_table.definitions_in(conn, targets)
+        # As Python has it: `from pkg import x` is what pkg/__init__ defines as x, else the
+        # submodule x (whose own definitions may include an x, as ElementTree's does).
+        modules = [t for t in targets if _stem(t) == name]
+        owners = [t for t in targets if t not in modules]
+        rows = [r for r in symbol_table.definitions_in(conn, owners)
                 if r.name == name and r.qualname == name]
         if rows:
-            return rows
+            return rows, []
+        if modules:
+            return [], modules
         # `from .core import Client` in pkg/__init__.py: look where that file got it from.
         onward: list[str] = []
         for target in targets:
@@ -249,9 +256,9 @@ def _definitions_of(
                     onward.extend(_resolve(collection, ref, target, language, paths))
                     name = ref.name or name
         if not onward:
-            return []
+            return [], []
         targets = onward
-    return []
+    return [], []
 
 
 def _add_members(

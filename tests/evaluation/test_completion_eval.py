@@ -188,11 +188,11 @@ def test_window_context_packs_other_files_only(repo: Path, fake_encoder: FakeEnc
     index_folder(store, repo, IndexOptions(name="shop", encoder=FAKE_SPEC))
     collection = store.open("shop")
     (case,) = [c for c in build_cases(repo, 0, None) if (c.path, c.line) == ("app.py", 8)]
-    answer = window_context(collection, case, 4096, words)
+    answer = window_context(collection, case.code, case.path, 4096, words)
     assert is_hit(answer, case)
     assert answer.blocks and all(b.path != "app.py" for b in answer.blocks)
     assert answer.text == render(answer.blocks)
-    small = window_context(collection, case, 20, words)
+    small = window_context(collection, case.code, case.path, 20, words)
     assert 0 < small.tokens <= 20 and small.tokens == words([small.text])[0]
 
 
