@@ -65,7 +65,7 @@ CO_USED = 1.0
 # The outline of many candidates takes at most this share before bodies are added.
 OUTLINE_SHARE = 0.9
 # At most this many member signatures in one class's outline.
-MAX_MEMBERS = 40
+MAX_MEMBERS = 100
 # Follow `from .core import X` in a package's __init__ at most this deep.
 REEXPORT_DEPTH = 3
 # A file at the collection's root: relative imports from it resolve against the root.
