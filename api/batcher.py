@@ -1,10 +1,15 @@
 """Dynamic batching: encode many concurrent requests' texts in one model call.
 
-Each request awaits its own future; one worker drains the queue, waiting at
-most ``max_wait_ms`` for company once the first request arrives, up to
-``max_size`` texts, then runs ONE encoder call off the event loop. On a CPU a
-batch of 32 short texts costs little more than one, so throughput under
+Each request awaits its own future; one worker drains the queue and runs ONE
+encoder call off the event loop per batch of up to ``max_size`` texts. On a CPU
+a batch of 32 short texts costs little more than one, so throughput under
 concurrency grows with the batch.
+
+A request that finds nothing else queued is encoded at once: waiting for company
+that is not coming would only add ``max_wait_ms`` to every query of a lone client.
+Requests that arrive while a batch is encoding queue meanwhile, so under load the
+worker finds others queued; only then does it wait, at most ``max_wait_ms`` from
+the first, for more to join.
 """
 
 from __future__ import annotations
@@ -70,7 +75,9 @@ class EncodeBatcher:
             batch = [await self._queue.get()]
             size = len(batch[0].texts)
             deadline = time.monotonic() + self._max_wait
-            while size < self._max_size:
+            # Others queued: a burst, or the load that queued up during the last batch.
+            busy = not self._queue.empty()
+            while busy and size < self._max_size:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break

@@ -54,7 +54,7 @@ def _limits(settings: ServerSettings) -> dict[tuple[str, str], dict[str, int]]:
         ("DocumentIn", "text"): {"maxLength": settings.max_document_chars},
         # One token list can hold no more ids than a request's token cap.
         ("EmbeddingsRequest", "input"): {
-            "maxItems": items, "maxLength": settings.max_document_chars,
+            "maxItems": settings.max_embedding_inputs, "maxLength": settings.max_document_chars,
             "maxIds": settings.max_embedding_tokens,
         },
     }

@@ -31,7 +31,12 @@ class ServerSettings(BaseSettings):
     max_request_bytes: int = 8 * 1024 * 1024
     max_query_chars: int = MAX_QUERY_CHARS
     max_document_chars: int = 1_000_000
+    # Documents of an upsert, queries of a batch search.
     max_batch_items: int = 256
+    # Inputs of one /v1/embeddings request: OpenAI's limit, so that its clients' defaults
+    # (LangChain sends 1,000) pass. Memory is bounded by the token cap, the body size and
+    # the grouping of inputs by characters, not by the count (bench/embeddings_memory.py).
+    max_embedding_inputs: int = 2048
     # Tokens (of the model's tokenizer) in all the inputs of one /v1/embeddings request.
     max_embedding_tokens: int = 100_000
     max_k: int = 100

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+from embedstore import __version__
 from embedstore.cli import (
     collections_cmd,
     context_cmd,
@@ -17,6 +20,7 @@ from embedstore.cli import (
     tune_cmd,
     watch_cmd,
 )
+from embedstore.cli.console import ColorMode, use_color
 from embedstore.cli.usage import OneLineUsageErrors
 
 app = typer.Typer(
@@ -29,7 +33,32 @@ app = typer.Typer(
     # Plain help: Rich markup would eat the "[default: ...]" in option help, and
     # its boxes are padded to 80 columns in a pipe.
     rich_markup_mode=None,
+    # -h as well: what rg, grep and most tools take.
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"embedstore {__version__}")
+        raise typer.Exit
+
+
+@app.callback()
+def _global_options(
+    color: Annotated[ColorMode, typer.Option(
+        "--color", metavar="WHEN",
+        help="Colour: auto (on a terminal, unless NO_COLOR is set), always (pipes too, for "
+             "less -R) or never (no escape codes at all).",
+    )] = "auto",
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_print_version, help="Print the version and exit.",
+    )] = False,
+) -> None:
+    # Set for each run, not at import: a test runner swaps the streams in between.
+    use_color(color)
+
+
 app.command("index")(index_cmd.index)
 app.command("search")(search_cmd.search)
 app.command("context")(context_cmd.context)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
 from embedstore.cli.common import JsonOption, StoreOption, cli_errors, open_store, out, print_json
 from embedstore.errors import EmbedstoreError, OutdatedCollectionError
@@ -46,30 +48,44 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
         print_json({"store": str(the_store.root), "collections": rows})
         return
     if not rows:
-        out.print(f"No collections in {the_store.root}.")
+        out.print(f"No collections in {the_store.root}.", markup=False)
+        return
+    cells = [_list_cells(row, fresh) for row in rows]
+    if not out.is_terminal:
+        _print_columns([list(LIST_COLUMNS), *cells])
         return
     from rich.table import Table
 
-    table = Table(
-        "name", "files", "units", "chunks", "encoder", "index", "size", "indexed", "stale"
-    )
-    for row in rows:
-        if "outdated" in row:
-            table.add_row(str(row["name"]), "-", "-", "-", "outdated: re-index with --rebuild",
-                          "-", "-", "-", "-")
-            continue
-        if "unreadable" in row:
-            # Escaped: an OS error's message holds brackets ("[Errno 28]").
-            table.add_row(str(row["name"]), "-", "-", "-",
-                          escape(f"unreadable: {row['unreadable']}"), "-", "-", "-", "-")
-            continue
-        name = str(row["name"])
-        table.add_row(
-            name, f"{row['files']:,}", f"{row['units']:,}", f"{row['chunks']:,}",
-            str(row["encoder"]), str(row["index"]), _size(int(str(row["disk_bytes"]))),
-            _local_time(fresh[name]), _stale_text(fresh[name], short=True),
-        )
+    table = Table(*LIST_COLUMNS)
+    for line in cells:
+        # Escaped: an OS error's message holds brackets ("[Errno 28]").
+        table.add_row(*map(escape, line))
     out.print(table)
+
+
+LIST_COLUMNS = ("name", "files", "units", "chunks", "encoder", "index", "size", "indexed", "stale")
+
+
+def _list_cells(row: dict[str, object], fresh: dict[str, Freshness]) -> list[str]:
+    """One collection's cells under LIST_COLUMNS."""
+    name = str(row["name"])
+    if "outdated" in row:
+        return [name, "-", "-", "-", "outdated: re-index with --rebuild", "-", "-", "-", "-"]
+    if "unreadable" in row:
+        return [name, "-", "-", "-", f"unreadable: {row['unreadable']}", "-", "-", "-", "-"]
+    return [
+        name, f"{row['files']:,}", f"{row['units']:,}", f"{row['chunks']:,}",
+        str(row["encoder"]), str(row["index"]), _size(int(str(row["disk_bytes"]))),
+        _local_time(fresh[name]), _stale_text(fresh[name], short=True),
+    ]
+
+
+def _print_columns(lines: list[list[str]]) -> None:
+    """Left-aligned columns two spaces apart, no box: what `awk`, `sort` and `column` read."""
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    for line in lines:
+        text = "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True))
+        out.print(text.rstrip(), markup=False)
 
 
 @cli_errors
@@ -100,12 +116,12 @@ def info(
     if as_json:
         print_json({**data, "freshness": fresh.to_dict()})
         return
-    for key, value in data.items():
-        shown = _size(int(str(value))) if key == "disk_bytes" else value
-        out.print(f"[bold]{key:>16}[/bold]  {shown}")
-    out.print(f"[bold]{'indexed_at':>16}[/bold]  {_local_time(fresh)}")
-    out.print(f"[bold]{'git_head':>16}[/bold]  {fresh.git_head or '-'}")
-    out.print(f"[bold]{'stale':>16}[/bold]  {_stale_text(fresh, short=False)}")
+    data["disk_bytes"] = _size(stats.disk_bytes)
+    data.update(indexed_at=_local_time(fresh), git_head=fresh.git_head,
+                stale=_stale_text(fresh, short=False))
+    for key, value in _flat(data):
+        # As Text, never markup: a path may hold brackets.
+        out.print(Text.assemble((f"{key}:", "bold"), " ", _plain(value)))
 
 
 @cli_errors
@@ -137,6 +153,26 @@ def _stale_text(fresh: Freshness, *, short: bool) -> str:
         f"yes: {fresh.added} added, {fresh.removed} removed, {fresh.modified} modified since "
         "(run `embedstore index` again, or keep it fresh with `embedstore watch`)"
     )
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, object]]:
+    """``key: value`` pairs, a nested mapping's as ``key.sub``: `grep '^index.kind:'` finds it."""
+    for key, value in data.items():
+        if isinstance(value, dict):
+            yield from _flat(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def _plain(value: object) -> str:
+    """A value as a person writes it: no quotes, None as -, booleans as yes and no."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(map(_plain, value))
+    return str(value)
 
 
 def _size(n: int) -> str:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from typing import Literal
+
+from rich.color import ColorSystem
 from rich.console import Console, ConsoleDimensions
+
+# `--color`: auto (a terminal, unless NO_COLOR is set), always (pipes too), never.
+ColorMode = Literal["auto", "always", "never"]
 
 # Off a terminal the width only sizes tables and code blocks: it must never bind.
 _UNBOUNDED = 1_000_000
@@ -35,6 +42,24 @@ class WholeLineConsole(Console):
     def soft_wrap(self, value: bool) -> None:
         self._soft_wrap = value
 
+    def use_color(self, mode: ColorMode) -> None:
+        """Colour as `--color` says; Rich alone would decide once, at import, from the stream.
+
+        auto follows https://no-color.org: a non-empty NO_COLOR turns colour off, and
+        `--color always` overrides it. Off means no escape code at all, bold included, so
+        that nothing reaches a log or a pipe but text.
+        """
+        # Rich reads NO_COLOR at construction and would strip colours from `always` too.
+        self.no_color = False
+        if mode == "never" or (mode == "auto" and os.environ.get("NO_COLOR")):
+            self._color_system = None
+        elif mode == "always":
+            # Off a terminal (`| less -R`) Rich detects nothing: the 16 standard colours, what
+            # every pager and terminal shows, and all that the ANSI syntax theme of `search` uses.
+            self._color_system = self._detect_color_system() or ColorSystem.STANDARD
+        else:
+            self._color_system = self._detect_color_system()
+
     def on_broken_pipe(self) -> None:
         # Rich exits 1 here; the commands stop quietly with 0 instead, as grep does when its
         # reader has gone (`embedstore search ... | head -1`): see common.cli_errors.
@@ -43,3 +68,9 @@ class WholeLineConsole(Console):
 
 out = WholeLineConsole(highlight=False)
 err = WholeLineConsole(stderr=True, highlight=False)
+
+
+def use_color(mode: ColorMode) -> None:
+    """Set `--color` on both consoles."""
+    out.use_color(mode)
+    err.use_color(mode)

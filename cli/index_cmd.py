@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from embedstore.cli.common import (
     JsonOption,
@@ -66,6 +68,7 @@ def index(
     as_json: JsonOption = False,
 ) -> None:
     """Index a folder into a collection; re-running it updates only what changed."""
+    began = time.perf_counter()
     # Imported here: `embedstore --help` and `list` must not pay for it (issue 9).
     from embedstore.cli.progress import RichProgress
     from embedstore.ingest.indexer import IndexOptions, index_folder
@@ -76,14 +79,21 @@ def index(
     )
     with RichProgress(err, enabled=not as_json) as progress:
         report = index_folder(open_store(store), path, options, progress)
+    total = time.perf_counter() - began
+    # The stages' seconds and "other" (imports, bookkeeping between stages) make the total.
+    seconds = {**report.seconds, "other": max(total - sum(report.seconds.values()), 0.0)}
     if as_json:
-        print_json(asdict(report))
+        print_json({**asdict(report), "seconds": {k: round(v, 3) for k, v in seconds.items()},
+                    "total_seconds": round(total, 3)})
     else:
-        _print_report(report)
+        _print_report(report, seconds)
 
 
-def _print_report(r: IndexReport) -> None:
-    out.print(f"[bold]{r.collection}[/bold]: {r.files_scanned:,} files scanned, {r.skipped}")
+def _print_report(r: IndexReport, seconds: dict[str, float]) -> None:
+    from embedstore.ingest.sources import describe_skips
+
+    out.print(f"[bold]{escape(r.collection)}[/bold]: {r.files_scanned:,} files scanned, "
+              f"{describe_skips(r.skipped)}")
     if r.nothing_changed and not r.units_added:
         out.print("Nothing changed: no file was re-chunked or re-encoded.")
     else:
@@ -93,6 +103,20 @@ def _print_report(r: IndexReport) -> None:
             f"definitions: +{r.units_added:,} -{r.units_removed:,}; "
             f"chunks: {r.chunks_encoded:,} encoded, {r.chunks_reused:,} reused"
         )
-    timing = ", ".join(f"{stage} {secs:.1f}s" for stage, secs in r.seconds.items())
+    shown = _tenths(list(seconds.values()))
+    timing = ", ".join(f"{stage} {secs:.1f}s" for stage, secs in zip(seconds, shown, strict=True))
     where = f"in a {r.index_kind} index" if r.index_kind else "(nothing to index)"
-    out.print(f"{r.units_total:,} definitions ({r.chunks_total:,} chunks) {where} ({timing})")
+    out.print(f"{r.units_total:,} definitions ({r.chunks_total:,} chunks) {where} "
+              f"({timing}; total {sum(shown):.1f}s)")
+
+
+def _tenths(seconds: list[float]) -> list[float]:
+    """Each to 0.1 s such that they add up to their rounded total, as the line claims: the
+    running sums are rounded, not the parts (each is still within 0.1 s of its own)."""
+    shown, before, running = [], 0, 0.0
+    for secs in seconds:
+        running += secs
+        now = round(running * 10)
+        shown.append((now - before) / 10)
+        before = now
+    return shown

@@ -36,8 +36,11 @@ from embedstore.cli.search_args import (
     make_filters,
     output_format,
 )
+from embedstore.lexical import query_terms, term_spans
 
 if TYPE_CHECKING:
+    from rich.syntax import Syntax
+
     from embedstore.retrieval.search import SearchResult
 
 
@@ -132,11 +135,20 @@ def search(
     elif not results:
         out.print("No results.")
     else:
+        # BM25's own terms, marked where they matched; only worth finding when colour shows them.
+        terms = set(query_terms(query)) if mode == "lexical" and out.color_system else set()
         for rank, r in enumerate(results, start=1):
-            _print_hit(rank, r, several)
+            _print_hit(rank, r, several, terms)
 
 
-def _print_hit(rank: int, r: SearchResult, several: bool) -> None:
+# Code blocks: the terminal's own 16 colours on its own background, so that they read on a
+# light terminal as on a dark one (a theme's background would paint a slab behind each block).
+SYNTAX_THEME = "ansi_dark"
+TAB_SIZE = 4
+MATCH_STYLE = "bold underline red"  # rg marks matches in bold red
+
+
+def _print_hit(rank: int, r: SearchResult, several: bool, terms: set[str]) -> None:
     # Imported here: app.py loads this module for every command, `list` included.
     from rich.syntax import Syntax
 
@@ -158,10 +170,23 @@ def _print_hit(rank: int, r: SearchResult, several: bool) -> None:
             out.print("[dim]…[/dim]")
         # The whole definition is highlighted and a range of it shown, so a span
         # that starts inside a string or block is still coloured right.
-        out.print(Syntax(
-            r.text, r.language, line_numbers=True, start_line=r.start_line,
+        code = Syntax(
+            r.text, r.language, theme=SYNTAX_THEME, background_color="default",
+            tab_size=TAB_SIZE, line_numbers=True, start_line=r.start_line,
             line_range=(first - r.start_line + 1, last - r.start_line + 1),
             highlight_lines=marked,
-        ))
+        )
+        _mark_terms(code, r.text, terms, range(first - r.start_line, last - r.start_line + 1))
+        out.print(code)
     if shown.hidden:
         out.print(f"[dim]… {shown.hidden} more lines[/dim]")
+
+
+def _mark_terms(code: Syntax, text: str, terms: set[str], rows: range) -> None:
+    """Style the query's terms where they occur in the shown ``rows`` (0-based) of ``text``."""
+    if not terms:
+        return
+    lines = text.expandtabs(TAB_SIZE).split("\n")  # Syntax counts columns after expanding tabs
+    for row in rows:
+        for start, end in term_spans(lines[row], terms):
+            code.stylize_range(MATCH_STYLE, (row + 1, start), (row + 1, end))

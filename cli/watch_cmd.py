@@ -26,7 +26,8 @@ def watch(
 ) -> None:
     """Index a folder, then re-index what changes as you edit, until Ctrl-C.
 
-    Only edited definitions are encoded again; each update prints one line.
+    Only edited definitions are encoded again; each update that changed files prints
+    one line, a run that found nothing changed prints nothing.
     """
     # Imported here: `embedstore --help` and `list` must not pay for them (issue 9).
     import asyncio
@@ -52,6 +53,8 @@ def watch(
 def _print(report: IndexReport) -> None:
     from embedstore.ingest.watch import describe
 
+    if report.nothing_changed:
+        return  # a touch, a save without an edit: nothing to tell, as `tail -f` is quiet
     out.print(f"{time.strftime('%H:%M:%S')} {escape(describe(report))}")
 
 

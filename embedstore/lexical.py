@@ -15,6 +15,7 @@ chunk and only add noise) and fold plurals (`urls` -> `url`,
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterator
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 # Boundaries inside an identifier: "HTTPServer2Go" -> HTTP, Server, 2, Go.
@@ -98,6 +99,25 @@ def index_terms(text: str) -> list[str]:
 def query_terms(text: str) -> list[str]:
     """The distinct terms of a query, in order: what BM25 sums over."""
     return list(dict.fromkeys(index_terms(text)))
+
+
+def term_spans(line: str, terms: Collection[str]) -> Iterator[tuple[int, int]]:
+    """Where BM25 found ``terms`` (``query_terms``) in ``line``: (start, end) offsets of each
+    identifier whose whole is one of them, else of each of its parts that is one.
+
+    The same terms as ``index_terms`` takes from the text, so what is marked is what matched.
+    """
+    for found in _IDENTIFIER.finditer(line):
+        identifier = found.group()
+        whole = identifier.strip("_").lower()
+        if not whole or len(whole) > MAX_TERM_LENGTH:
+            continue
+        if fold_plural(whole) in terms:
+            yield found.start(), found.end()
+            continue
+        for part in _PART.finditer(identifier):
+            if fold_plural(part.group().lower()) in terms:
+                yield found.start() + part.start(), found.start() + part.end()
 
 
 def fts_query(text: str) -> str | None:

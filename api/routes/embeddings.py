@@ -38,8 +38,10 @@ async def embeddings(body: EmbeddingsRequest, state: StateDep) -> EmbeddingsResp
     texts, id_lists = _inputs(body.input)
     limits = state.settings
     count = len(texts) or len(id_lists)
-    if count > limits.max_batch_items:
-        raise ValueError(f"at most {limits.max_batch_items} inputs per request, got {count}")
+    if count > limits.max_embedding_inputs:
+        raise ValueError(
+            f"at most {limits.max_embedding_inputs:,} inputs per request, got {count:,}"
+        )
     if any(len(t) > limits.max_document_chars for t in texts):
         raise ValueError(f"each input is limited to {limits.max_document_chars:,} characters")
     spec = served_spec(body.model, await served_models(state))

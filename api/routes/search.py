@@ -60,11 +60,19 @@ def hit_out(r: SearchResult, with_html: bool) -> Hit:
     return Hit(
         id=r.id, document_id=r.document_id, path=r.path, start_line=r.start_line,
         end_line=r.end_line, match_start_line=r.match_start_line,
-        match_end_line=r.match_end_line, kind=r.kind, language=r.language, score=r.score,
-        text=r.text, symbol=r.symbol, found_by=r.found_by, dense_score=r.dense_score,
-        collection=r.collection, abs_path=r.abs_path,
-        lexical_score=r.lexical_score, html=highlight(r) if with_html else None,
+        match_end_line=r.match_end_line, kind=r.kind, language=r.language,
+        score=round(r.score, SCORE_PLACES), text=r.text, symbol=r.symbol, found_by=r.found_by,
+        dense_score=_rounded(r.dense_score), collection=r.collection, abs_path=r.abs_path,
+        lexical_score=_rounded(r.lexical_score), html=highlight(r) if with_html else None,
     )
+
+
+# Every score to the same places, as the CLI's JSON: enough to order, short to read.
+SCORE_PLACES = 6
+
+
+def _rounded(score: float | None) -> float | None:
+    return None if score is None else round(score, SCORE_PLACES)
 
 
 async def _run_searches(

@@ -43,12 +43,15 @@ def chunk_all(
 ) -> None:
     """The chunking worker: one FileWork per file into ``out``, then None (or the error)."""
     try:
-        with run.stage("chunk", len(todo)):
-            # The path heads every embedded text, so each file's budget is what it leaves.
-            path_tokens = run.encoder.count_tokens([s.rel_path for s in todo])
-            for source, used in zip(todo, path_tokens, strict=True):
-                out.put(chunk_source(run, source, used))
-                run.ui.advance("chunk")
+        # Progress only: chunking runs alongside encoding, and chunk_and_encode times the
+        # part of it that the run waited for.
+        run.ui.start("chunk", len(todo))
+        # The path heads every embedded text, so each file's budget is what it leaves.
+        path_tokens = run.encoder.count_tokens([s.rel_path for s in todo])
+        for source, used in zip(todo, path_tokens, strict=True):
+            out.put(chunk_source(run, source, used))
+            run.ui.advance("chunk")
+        run.ui.finish("chunk")
     except BaseException as exc:  # handed to the encoding thread, which raises it
         out.put(exc)
         return
@@ -78,6 +81,8 @@ def chunk_source(run: Run, source: SourceFile, path_tokens: int) -> FileWork:
             plan.start_line, plan.end_line, plan.kind, plan.symbol, whole, rows,
             name_terms=" ".join(index_terms(own_name(plan.symbol))),
             owner_terms=" ".join(index_terms(owner_name(plan.symbol))),
-            terms=" ".join(index_terms(f"{header}\n{whole}")),
+            # What the unit embeds, not every line it spans: a class over budget embeds
+            # its outline, and its methods' code is theirs to be found by.
+            terms=" ".join(index_terms(f"{header}\n" + "\n".join(c.text for c in plan.chunks))),
         ))
     return FileWork(source, units, texts, extract_symbols(source.text, source.language))

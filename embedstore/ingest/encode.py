@@ -45,7 +45,12 @@ def chunk_and_encode(
     where parts in file order padded 4.5 (a batch is as long as its longest text).
     On Ray the run's texts are encoded in one call after the last file, so that each
     actor loads the model once per run; that call parks its vectors as they come.
+
+    Stage times add up to this call's wall time: ``encode`` is the encoding thread's
+    work, ``chunk`` the rest, the time it waited for the chunker (chunking that
+    overlapped encoding cost the run nothing).
     """
+    began = time.perf_counter()
     drop_foreign_parked_vectors(run)
     chunked: queue.SimpleQueue[FileWork | BaseException | None] = queue.SimpleQueue()
     worker = threading.Thread(target=chunk_all, args=(run, todo, chunked), daemon=True)
@@ -71,6 +76,7 @@ def chunk_and_encode(
             break
         encode_s += _encode(run, new.take(len(new) if run.opts.ray else PARK_EVERY), vectors)
     run.ui.finish("encode")
+    run.report.seconds["chunk"] = round(time.perf_counter() - began - encode_s, 3)
     run.report.seconds["encode"] = round(encode_s, 3)
     run.report.chunks_reused = len(vectors) - run.report.chunks_encoded
     return work, vectors

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,28 +46,36 @@ def index_folder(
     """Create or update a collection from a folder; returns what was done.
 
     Files gone from the folder leave the collection; documents pushed by id stay.
+    The report's ``seconds`` time every stage: load (the collection opened, the model
+    loaded, Ray started), scan, chunk, encode, store, index, record (the freshness
+    stamps and the database checkpoint), export (the model's ONNX export, once per
+    store and model).
     """
     opts = options or IndexOptions()
     root = Path(root)
     check_root(root)  # a missing path fails here, before the model loads
     name = opts.name or name_for_folder(root)
+    began = time.perf_counter()
     collection, manifest, local = prepare_collection(store, name, opts, source_root=root)
     head = git.head_commit(root.resolve())
     with _encoding(local, opts.ray) as encoder, collection.writing():
         run = Run(collection, manifest, encoder, opts, progress or NullProgress())
+        run.report.seconds["load"] = round(time.perf_counter() - began, 3)
         changes = scan(run, root)
         # Every file was read against the current extractor: the symbol table is whole.
         apply(run, changes.todo, changes.remove_paths,
               meta={"symbols": symbol_table.SYMBOLS_VERSION})
-        # After the changes commit: a kill in between leaves older stamps, read as stale.
-        freshness.record(collection.conn, changes.stats, head)
-        db.checkpoint(collection.conn)
+        with run.timed("record"):
+            # After the changes commit: a kill in between leaves older stamps, read as stale.
+            freshness.record(collection.conn, changes.stats, head)
+            db.checkpoint(collection.conn)
     # Once per store and model, so that searches encode queries without torch.
     model = local.model if isinstance(local, DeferredEncoder) else local
     if model is not None:
         from embedstore.encoders.onnx_export import ensure_exported  # torch is loaded by now
 
-        ensure_exported(model, store.root)
+        with run.timed("export"):
+            ensure_exported(model, store.root)
     return run.report
 
 

@@ -41,7 +41,10 @@ class IndexReport:
     chunks_total: int = 0
     units_total: int = 0
     index_kind: str = ""
-    skipped: str = ""
+    # Paths the scan passed over, by reason (sources.SKIP_REASONS): {"binary": 96, ...}.
+    skipped: dict[str, int] = field(default_factory=dict)
+    # Wall seconds of each stage, in the order they ran; together they make the run's wall
+    # time but for the bookkeeping in between (see indexer.index_folder).
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -65,8 +68,14 @@ class Run:
 
     @contextmanager
     def stage(self, name: str, total: int | None) -> Iterator[None]:
+        with self.timed(name):
+            self.ui.start(name, total)
+            yield
+            self.ui.finish(name)
+
+    @contextmanager
+    def timed(self, name: str) -> Iterator[None]:
+        """Count the block's wall time in ``report.seconds[name]`` (no progress shown)."""
         began = time.perf_counter()
-        self.ui.start(name, total)
         yield
-        self.ui.finish(name)
         self.report.seconds[name] = round(time.perf_counter() - began, 3)

@@ -23,28 +23,31 @@ class Changes:
 def scan(run: Run, root: Path) -> Changes:
     """Walk ``root`` against what the collection holds; fills the report's file counts."""
     conn = run.collection.conn
-    everything = db.files_by_path(conn)
-    known = {p: r for p, r in everything.items() if r.doc_id is None and not run.opts.rebuild}
-    stats = ScanStats()
-    # A symbol table of an older extractor (or none): every file is read and chunked again
-    # once; its vectors are reused by text hash, so nothing is encoded twice.
-    resymbol = db.get_meta(conn, "symbols") != symbol_table.SYMBOLS_VERSION
-    # Files stamped as at the last run are not read again (see trusted_stamps).
-    trusted = {} if resymbol else freshness.trusted_stamps(conn, known)
+    # The stage's time includes reading what the collection holds and comparing: on a
+    # large tree with few edits that is most of it.
     with run.stage("scan", None):
+        everything = db.files_by_path(conn)
+        known = {p: r for p, r in everything.items()
+                 if r.doc_id is None and not run.opts.rebuild}
+        stats = ScanStats()
+        # A symbol table of an older extractor (or none): every file is read and chunked
+        # again once; its vectors are reused by text hash, so nothing is encoded twice.
+        resymbol = db.get_meta(conn, "symbols") != symbol_table.SYMBOLS_VERSION
+        # Files stamped as at the last run are not read again (see trusted_stamps).
+        trusted = {} if resymbol else freshness.trusted_stamps(conn, known)
         sources = []
         for source in walk_sources(root, stats=stats, trusted=trusted):
             sources.append(source)
             run.ui.advance("scan")
-    todo = [s for s in sources
-            if resymbol or s.sha256 != getattr(known.get(s.rel_path), "sha256", None)]
-    refuse_taken_paths(todo, everything, owner=None)
-    present = {s.rel_path for s in sources}.union(stats.unchanged)
-    deleted = [p for p in known if p not in present]
-    changed = [s.rel_path for s in todo if s.rel_path in known]
+        todo = [s for s in sources
+                if resymbol or s.sha256 != getattr(known.get(s.rel_path), "sha256", None)]
+        refuse_taken_paths(todo, everything, owner=None)
+        present = {s.rel_path for s in sources}.union(stats.unchanged)
+        deleted = [p for p in known if p not in present]
+        changed = [s.rel_path for s in todo if s.rel_path in known]
     report = run.report
     report.files_scanned = len(present)
-    report.skipped = stats.summary()
+    report.skipped = {reason: count for reason, count in stats.skipped.items()}
     report.files_new = len(todo) - len(changed)
     report.files_changed = len(changed)
     report.files_deleted = len(deleted)

@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal, TypeVar, get_args
 
 from pathspec import GitIgnoreSpec
 
@@ -54,6 +54,7 @@ SkipReason = Literal[
     "undecodable_name",
 ]
 SKIP_REASONS: tuple[SkipReason, ...] = get_args(SkipReason)
+Reason = TypeVar("Reason", bound=str)  # a SkipReason, or its name in a report
 
 # Later files override earlier ones: .embedstoreignore can re-include (``!``)
 # what .gitignore excludes in the same folder.
@@ -188,13 +189,16 @@ class ScanStats:
 
     def summary(self) -> str:
         """E.g. ``kept 1,234 files, skipped 12 (binary 10, too large 2)``."""
-        text = f"kept {self.kept:,} files, skipped {self.skipped_total:,}"
-        reasons = ", ".join(
-            f"{reason.replace('_', ' ')} {count:,}"
-            for reason, count in self.skipped.items()
-            if count
-        )
-        return f"{text} ({reasons})" if reasons else text
+        return f"kept {self.kept:,} files, {describe_skips(self.skipped)}"
+
+
+def describe_skips(skipped: Mapping[Reason, int]) -> str:
+    """E.g. ``skipped 12 (binary 10, too large 2)``, or ``skipped 0``."""
+    text = f"skipped {sum(skipped.values()):,}"
+    reasons = ", ".join(
+        f"{reason.replace('_', ' ')} {count:,}" for reason, count in skipped.items() if count
+    )
+    return f"{text} ({reasons})" if reasons else text
 
 
 def walk_sources(

@@ -64,6 +64,9 @@ SIMILAR = 1.0
 CO_USED = 1.0
 # The outline of many candidates takes at most this share before bodies are added.
 OUTLINE_SHARE = 0.9
+# The best candidates' outlines carry their docstring's first line; the wider set past
+# them is signatures alone, twice as many in the same tokens.
+DOCUMENTED = 30
 # At most this many member signatures in one class's outline.
 MAX_MEMBERS = 100
 # Follow `from .core import X` in a package's __init__ at most this deep.
@@ -421,7 +424,8 @@ def _pack(
     count: TokenCounter,
 ) -> RagContext:
     packer = _Packer(collection, count)
-    outlines = [(c.row, _outline(collection, c)) for c in ranked[:MAX_OUTLINED]]
+    outlines = [(c.row, _outline(collection, c, with_doc=rank < DOCUMENTED))
+                for rank, c in enumerate(ranked[:MAX_OUTLINED])]
     bodies = [(c.row, list(range(c.row.start_line, c.row.end_line + 1)))
               for c in ranked[:MAX_BODIES] if c.row.kind != "class"]
     packer.prefetch(outlines)  # one tokenizer call per phase, not one per candidate
@@ -445,17 +449,17 @@ def _pack(
     return RagContext(code[-200:], text, tokens, max_tokens, ordered)
 
 
-def _outline(collection: Collection, cand: Candidate) -> list[int]:
+def _outline(collection: Collection, cand: Candidate, *, with_doc: bool) -> list[int]:
     """Signature lines and the first docstring line; a class adds its members' signatures."""
-    lines = _signature(collection, cand.row)
+    lines = _signature(collection, cand.row, with_doc=with_doc)
     for member in cand.members[:MAX_MEMBERS]:
         lines.extend(range(member.start_line, member.signature_end_line + 1))
     return lines
 
 
-def _signature(collection: Collection, row: DefinitionRow) -> list[int]:
+def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) -> list[int]:
     lines = list(range(row.start_line, max(row.signature_end_line, row.start_line) + 1))
-    if row.doc:
+    if row.doc and with_doc:
         text = _lines(collection, row.path)
         probe = row.doc[:20]
         for n in range(row.signature_end_line + 1, row.signature_end_line + 1 + DOC_LOOKAHEAD):

@@ -20,8 +20,6 @@ HEAD_LINES = 12
 # Lines shown from the matched piece when it lies below the head: one line
 # before it for context, then the start of the piece.
 MATCH_LINES = 6
-# Member kinds counted as methods in a class's note (a nested class is not one).
-_METHOD_KINDS = frozenset({"method", "function"})
 
 
 @dataclass(frozen=True)
@@ -98,7 +96,7 @@ def _outline(hit: SearchResult, members: Sequence[Block]) -> Preview:
         _add(spans, (member.head, member.head))
         cursor = max(cursor, member.end + 1)
     _add_own(spans, lines, hit.start_line, cursor, hit.end_line)
-    methods = sum(m.kind in _METHOD_KINDS for m in members)
+    methods = sum(m.kind == "method" for m in members)  # a nested class is no method
     return _preview(hit, spans, f"{hit.kind}, {methods} method{'' if methods == 1 else 's'}")
 
 

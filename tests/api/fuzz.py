@@ -39,7 +39,8 @@ def fuzz_app(tmp: Path, api_key: str | None = None) -> FastAPI:
     settings = ServerSettings(
         store=tmp / "store", preload_model=False, allowed_roots=[allowed],
         max_request_bytes=256 * 1024, max_document_chars=4000, max_query_chars=500,
-        max_batch_items=16, max_k=50, api_keys=[api_key] if api_key else [],
+        max_batch_items=16, max_embedding_inputs=16, max_k=50,
+        api_keys=[api_key] if api_key else [],
     )
     app = create_app(settings)
     with TestClient(app, headers=auth_header(api_key)) as client:

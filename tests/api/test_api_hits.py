@@ -66,3 +66,14 @@ def test_context_blocks_say_which_lines_they_hold(client: TestClient) -> None:
     assert first["ranges"][0] == [1, 1] and len(first["ranges"]) == 2  # signature, piece
     where = ",".join(f"{a}-{b}" for a, b in first["ranges"])
     assert body["text"].startswith(f"m.py:{where}\n") and body["tokens"] <= 150
+
+
+def test_every_score_is_rounded_to_six_places_as_the_cli_prints_them(client: TestClient) -> None:
+    for path, body in (("/v1/collections/c/search", {"query": QUERY, "k": 5}),
+                       ("/v1/search", {"query": QUERY, "k": 5})):
+        hits = client.post(path, json=body).json()["results"]
+        scores = [h[key] for h in hits for key in ("score", "dense_score", "lexical_score")
+                  if h[key] is not None]
+        assert scores and all(score == round(score, 6) for score in scores), scores
+        # The fake encoder's cosines are never that short before rounding.
+        assert any(len(repr(score)) > 4 for score in scores)

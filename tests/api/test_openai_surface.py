@@ -98,10 +98,10 @@ def test_the_schema_bounds_token_lists_by_the_token_cap_not_the_item_cap(
     variants = client.get("/openapi.json").json()[
         "components"]["schemas"]["EmbeddingsRequest"]["properties"]["input"]["oneOf"]
     texts, ids, id_lists = variants[1], variants[2], variants[3]
-    assert texts["maxItems"] == settings.max_batch_items
+    assert texts["maxItems"] == settings.max_embedding_inputs
     assert texts["items"]["maxLength"] == settings.max_document_chars
     assert ids["maxItems"] == settings.max_embedding_tokens
-    assert id_lists["maxItems"] == settings.max_batch_items
+    assert id_lists["maxItems"] == settings.max_embedding_inputs
     assert id_lists["items"]["maxItems"] == settings.max_embedding_tokens
 
 

@@ -39,7 +39,7 @@ def test_f2_undecodable_file_name_is_skipped_and_counted(
         fh.write(b"def g():\n  return 3\n")
     report = index_folder(Store(), repo, IndexOptions(name="r", encoder=FAKE_SPEC))
     assert report.files_scanned == 1
-    assert "undecodable name 2" in report.skipped
+    assert report.skipped["undecodable_name"] == 2
     assert Store().open("r").stats().files == 1
 
 

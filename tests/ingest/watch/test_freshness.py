@@ -163,8 +163,8 @@ def test_list_and_info_show_when_indexed_and_whether_stale(
     assert "yes (1 file)" in table.stdout
     shown = runner.invoke(app, ["info", "repo"])
     assert shown.exit_code == 0, shown.output
-    assert "stale  yes: 1 added, 0 removed, 0 modified" in shown.stdout
-    assert "indexed_at  20" in shown.stdout
+    assert "stale: yes: 1 added, 0 removed, 0 modified" in shown.stdout
+    assert "indexed_at: 20" in shown.stdout
 
 
 @needs_git
