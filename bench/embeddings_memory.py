@@ -47,12 +47,13 @@ def shapes(limits: ServerSettings) -> dict[str, list[str]]:
     cap, chars = limits.max_embedding_tokens, limits.max_document_chars
     body_chars = limits.max_request_bytes - 1024
     per_input = min(chars, body_chars // 8)
+    n = limits.max_embedding_inputs
     return {
         # ~3 chars per token, so just under the token cap in one input
         f"1 input, ~{cap:,} tokens": [dense(int(cap * 2.9), 1)],
-        f"{limits.max_batch_items} inputs, {cap:,} tokens in all": [
-            dense(int(cap * 2.9 / limits.max_batch_items), i)
-            for i in range(limits.max_batch_items)
+        f"{n} inputs, {cap:,} tokens in all": [
+            # Each input's own tokens: the cap's share less the 2 special tokens around it.
+            dense(int((cap / n - 2) * 2.9), i) for i in range(n)
         ],
         f"8 inputs of {per_input:,} sparse characters (8 MB body)": [sparse(per_input)] * 8,
         "7 inputs of 980k characters (issue 10's F9; now refused)": [dense(980_000, 7)] * 7,
@@ -105,7 +106,8 @@ def main() -> None:
         "# Peak memory of `embedstore serve` under /v1/embeddings",
         "",
         f"Default limits: {limits.max_embedding_tokens:,} tokens per request, "
-        f"{limits.max_document_chars:,} characters per input, {limits.max_batch_items} inputs, "
+        f"{limits.max_document_chars:,} characters per input, "
+        f"{limits.max_embedding_inputs:,} inputs, "
         f"{limits.max_request_bytes:,} bytes per body. CPU, default model.",
         "",
         "| " + " | ".join(keys) + " |",

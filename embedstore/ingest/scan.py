@@ -47,7 +47,7 @@ def scan(run: Run, root: Path) -> Changes:
         changed = [s.rel_path for s in todo if s.rel_path in known]
     report = run.report
     report.files_scanned = len(present)
-    report.skipped = {reason: count for reason, count in stats.skipped.items()}
+    report.skipped = {reason: count for reason, count in stats.skipped.items()}  # a copy, str keys
     report.files_new = len(todo) - len(changed)
     report.files_changed = len(changed)
     report.files_deleted = len(deleted)

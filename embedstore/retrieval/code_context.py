@@ -57,7 +57,7 @@ UNIQUE_NAME = 0.5
 # Members of a class the code refers to: what the next `obj.method(` may call.
 MEMBER_SHARE = 0.5
 # Similar code (RepoCoder): the last lines as a query; its hits' scores by rank.
-SIMILAR_WINDOW_LINES = 20
+SIMILAR_WINDOW_LINES = 10
 SIMILAR_HITS = 20
 SIMILAR = 1.0
 # A candidate that the similar code uses: what code like this calls.
