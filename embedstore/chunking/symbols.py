@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
-from embedstore.chunking.treesitter import _name, _text, end_row, parser_for
+from embedstore.chunking.treesitter import _name, _text, definition_body, end_row, parser_for
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -157,7 +157,7 @@ class _Definitions:
         elif kind is None:
             if inner.type in self.transparent:
                 yield from self.scan(inner.children, owner)
-        elif inner.type in self.grammar.needs_body and self._body(inner) is None:
+        elif inner.type in self.grammar.needs_body and definition_body(inner, self.grammar) is None:
             return
         elif kind == "namespace":
             yield from self._members(inner, owner)
@@ -198,7 +198,7 @@ class _Definitions:
             yield from self._members(inner, name)
 
     def _members(self, inner: Node, owner: str | None) -> Iterator[Definition]:
-        body = self._body(inner)
+        body = definition_body(inner, self.grammar)
         if body is not None:
             yield from self.scan(body.children, owner)
 
@@ -273,7 +273,7 @@ class _Definitions:
 
     def _header_end(self, header: Node, last: int) -> int:
         """The row that opens the body of ``header``: Python's `:`, elsewhere the `{`."""
-        body = self._body(header)
+        body = definition_body(header, self.grammar)
         if body is None:
             # Bodies without a field: Go's struct fields, TS's `type T = {`.
             brace = next((child for child in header.children if _opens_brace(child)), None)
@@ -285,16 +285,6 @@ class _Definitions:
         while colon is not None and colon.type != ":":
             colon = colon.prev_sibling
         return (colon or body).start_point.row
-
-    def _body(self, node: Node) -> Node | None:
-        """A definition's body; for `const f = () => {}`, the function's."""
-        body = node.child_by_field_name("body")
-        value = node.child_by_field_name("value")
-        if body is None and value is not None:
-            body = value.child_by_field_name("body")
-        if body is None and self.grammar.bodies:
-            body = next((c for c in node.named_children if c.type in self.grammar.bodies), None)
-        return body
 
     def _receiver(self, node: Node) -> str | None:
         """The type a Go method is declared on: ``Point`` in ``func (p *Point[T]) M()``."""

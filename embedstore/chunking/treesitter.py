@@ -179,7 +179,7 @@ class _Walker:
         """The node carrying name and body of the definition ``node`` is, and its kind."""
         grammar = self.grammar
         if node.type in grammar.kinds:
-            if node.type in grammar.needs_body and self._body(node) is None:
+            if node.type in grammar.needs_body and definition_body(node, grammar) is None:
                 return None
             return node, grammar.kinds[node.type]
         if node.type in grammar.signatures:
@@ -207,7 +207,7 @@ class _Walker:
         symbol = qualified(owner or self._receiver(inner), name)
         if method and kind == "function":
             kind = "method"
-        body = self._body(inner)
+        body = definition_body(inner, self.grammar)
         comments = self._comments_before(body) if body else []
         last_row = _signature_end(inner, body, comments)
         head, header = signature(self.lines, inner.start_point.row + 1, last_row + 1)
@@ -216,16 +216,6 @@ class _Walker:
             members = [*comments, *body.children]
             children = tuple(self.collect(members, symbol, kind in CLASS_KINDS))
         return Block(rows[0] + 1, rows[1] + 1, kind, symbol, header, head, children)
-
-    def _body(self, node: Node) -> Node | None:
-        """A definition's body; for `const f = () => {}`, the function's."""
-        body = node.child_by_field_name("body")
-        value = node.child_by_field_name("value")
-        if body is None and value is not None:
-            body = value.child_by_field_name("body")
-        if body is None and self.grammar.bodies:
-            body = next((c for c in node.named_children if c.type in self.grammar.bodies), None)
-        return body
 
     def _comments_before(self, body: Node) -> list[Node]:
         """Comments between a signature and its body.
@@ -247,6 +237,17 @@ class _Walker:
             return None
         names = _IDENTIFIER.findall(_text(receiver).split("[")[0])
         return names[-1] if names else None
+
+
+def definition_body(node: Node, grammar: Grammar) -> Node | None:
+    """A definition's body; for `const f = () => {}`, the function's."""
+    body = node.child_by_field_name("body")
+    value = node.child_by_field_name("value")
+    if body is None and value is not None:
+        body = value.child_by_field_name("body")
+    if body is None and grammar.bodies:
+        body = next((c for c in node.named_children if c.type in grammar.bodies), None)
+    return body
 
 
 def _name(node: Node) -> str | None:

@@ -85,30 +85,26 @@ _DEFINITION_COLUMNS = (
 )
 
 
-def _rows(cursor: sqlite3.Cursor) -> list[DefinitionRow]:
-    return [DefinitionRow(*r) for r in cursor]
-
-
 def definitions_in(conn: sqlite3.Connection, paths: Sequence[str]) -> list[DefinitionRow]:
     """Every definition of the files at ``paths``, in file order."""
-    if not paths:
-        return []
-    marks = ",".join("?" * len(paths))
-    return _rows(conn.execute(
-        f"SELECT {_DEFINITION_COLUMNS} FROM definitions d JOIN files f ON f.id = d.file_id "
-        f"WHERE f.path IN ({marks}) ORDER BY f.path, d.start_line", list(paths),
-    ))
+    return _definitions_where(conn, "f.path", paths, order="ORDER BY f.path, d.start_line")
 
 
 def definitions_named(conn: sqlite3.Connection, names: Sequence[str]) -> list[DefinitionRow]:
     """Every definition whose own name is one of ``names``, anywhere in the collection."""
-    if not names:
+    return _definitions_where(conn, "d.name", names)
+
+
+def _definitions_where(
+    conn: sqlite3.Connection, column: str, values: Sequence[str], order: str = ""
+) -> list[DefinitionRow]:
+    if not values:
         return []
-    marks = ",".join("?" * len(names))
-    return _rows(conn.execute(
+    marks = ",".join("?" * len(values))
+    return [DefinitionRow(*r) for r in conn.execute(
         f"SELECT {_DEFINITION_COLUMNS} FROM definitions d JOIN files f ON f.id = d.file_id "
-        f"WHERE d.name IN ({marks})", list(names),
-    ))
+        f"WHERE {column} IN ({marks}) {order}", list(values),
+    )]
 
 
 def imports_of(conn: sqlite3.Connection, path: str) -> list[ImportRow]:
