@@ -76,14 +76,14 @@ class EncodeBatcher:
             size = len(batch[0].texts)
             deadline = time.monotonic() + self._max_wait
             # Others queued: a burst, or the load that queued up during the last batch.
-            busy = not self._queue.empty()
-            while busy and size < self._max_size:
+            others_queued = not self._queue.empty()
+            while others_queued and size < self._max_size:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
                 try:
                     nxt = await asyncio.wait_for(self._queue.get(), remaining)
-                except TimeoutError:
+                except asyncio.TimeoutError:  # TimeoutError from 3.11 on; not on 3.10
                     break
                 batch.append(nxt)
                 size += len(nxt.texts)

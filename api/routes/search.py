@@ -56,6 +56,14 @@ def check_queries(state: AppState, queries: list[str], k: int) -> None:
         check_query_length(q, limits.max_query_chars)
 
 
+# Every score to the same places, as the CLI's JSON: enough to order, short to read.
+SCORE_PLACES = 6
+
+
+def _rounded(score: float | None) -> float | None:
+    return None if score is None else round(score, SCORE_PLACES)
+
+
 def hit_out(r: SearchResult, with_html: bool) -> Hit:
     return Hit(
         id=r.id, document_id=r.document_id, path=r.path, start_line=r.start_line,
@@ -65,14 +73,6 @@ def hit_out(r: SearchResult, with_html: bool) -> Hit:
         dense_score=_rounded(r.dense_score), collection=r.collection, abs_path=r.abs_path,
         lexical_score=_rounded(r.lexical_score), html=highlight(r) if with_html else None,
     )
-
-
-# Every score to the same places, as the CLI's JSON: enough to order, short to read.
-SCORE_PLACES = 6
-
-
-def _rounded(score: float | None) -> float | None:
-    return None if score is None else round(score, SCORE_PLACES)
 
 
 async def _run_searches(
