@@ -3,7 +3,9 @@
     python bench/api_load.py [--clients 20] [--duration 30]
 
 Needs the standard-library collection of bench/index_stdlib.py (bench/work/store).
-For each server mode (batching on, off) and each endpoint (search, embeddings),
+For each server mode (batching on, off) and each endpoint (search by one client, then
+by N; embeddings; POST /v1/search over 4 and 16 copies of the collection, made by
+bench/search_latency.py),
 warms the server up with one pass over the queries, then runs N concurrent
 clients against 127.0.0.1 only: their first WARMUP_S seconds (connections
 opened, the search pool's threads and their SQLite connections made) are
@@ -57,6 +59,17 @@ def start_server(port: int, batching: bool, store: Path) -> subprocess.Popen[byt
     raise RuntimeError("server did not start")
 
 
+async def request(endpoint: str, collection: str, query: str) -> tuple[str, dict[str, object]]:
+    """(path, body) of one request: search one collection, N of them, or embed."""
+    if endpoint == "search":
+        return f"/v1/collections/{collection}/search", {"query": query, "k": 10}
+    if endpoint.startswith("search x"):  # POST /v1/search over N copies of the collection
+        count = int(endpoint.removeprefix("search x"))
+        names = [collection] + [f"{collection}-copy-{i}" for i in range(1, count)]
+        return "/v1/search", {"query": query, "k": 10, "collections": names}
+    return "/v1/embeddings", {"input": query}
+
+
 async def run_load(
     url: str, endpoint: str, clients: int, duration: float, collection: str
 ) -> dict[str, object]:
@@ -75,11 +88,8 @@ async def run_load(
                 i += 1
                 began = time.perf_counter()
                 try:
-                    if endpoint == "search":
-                        r = await http.post(f"/v1/collections/{collection}/search",
-                                            json={"query": query, "k": 10})
-                    else:
-                        r = await http.post("/v1/embeddings", json={"input": query})
+                    path, body = request(endpoint, collection, query)
+                    r = await http.post(path, json=body)
                     failure = None if r.status_code == 200 else f"HTTP {r.status_code}"
                 except httpx.HTTPError as exc:
                     failure = type(exc).__name__
@@ -91,10 +101,8 @@ async def run_load(
     # Warm-up, not timed: the first search loads the query encoder and the FAISS index.
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:
         for query in QUERIES:
-            if endpoint == "search":
-                await http.post(f"/v1/collections/{collection}/search", json={"query": query})
-            else:
-                await http.post("/v1/embeddings", json={"input": query})
+            path, body = request(endpoint, collection, query)
+            await http.post(path, json=body)
     measure_from = time.monotonic() + WARMUP_S
     deadline = measure_from + duration
     await asyncio.gather(*(client(w) for w in range(clients)))
@@ -124,11 +132,16 @@ def main() -> None:
         server = start_server(args.port, batching, args.store)
         try:
             url = f"http://127.0.0.1:{args.port}"
-            for endpoint in ("search", "embeddings"):
+            # One client alone (the batcher must not make it wait), then the load; the
+            # copies of search_latency.py stand in for 4 and 16 repositories.
+            plan = [("search", 1), ("search", args.clients), ("embeddings", args.clients)]
+            plan += [(f"search x{n}", args.clients) for n in (4, 16)
+                     if (args.store / f"{args.collection}-copy-{n - 1}").exists()]
+            for endpoint, clients in plan:
                 stats = asyncio.run(
-                    run_load(url, endpoint, args.clients, args.duration, args.collection)
+                    run_load(url, endpoint, clients, args.duration, args.collection)
                 )
-                row = {"batching": batching, "endpoint": endpoint, **stats}
+                row = {"batching": batching, "endpoint": endpoint, "clients": clients, **stats}
                 print(json.dumps(row))
                 rows.append(row)
         finally:
@@ -142,10 +155,12 @@ def main() -> None:
              f"after a warm-up pass and {WARMUP_S:.0f} s of the clients' burst (its p99 apart), "
              f"{os.cpu_count()} cpus, the load generator on the same machine; load average "
              f"{os.getloadavg()[0]:.2f} at the end", "",
-             "| batching | endpoint | req/s | p50 ms | p95 ms | p99 ms | errors | burst p99 ms |",
-             "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['batching']} | {r['endpoint']} | {r['rps']} | {r['p50_ms']} | {r['p95_ms']} "
-              f"| {r['p99_ms']} | {r['errors']} | {r['burst_p99_ms']} |" for r in rows]
+             "| batching | endpoint | clients | req/s | p50 ms | p95 ms | p99 ms | errors "
+             "| burst p99 ms |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['batching']} | {r['endpoint']} | {r['clients']} | {r['rps']} | {r['p50_ms']} "
+              f"| {r['p95_ms']} | {r['p99_ms']} | {r['errors']} | {r['burst_p99_ms']} |"
+              for r in rows]
     (out / "api_load.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
