@@ -21,6 +21,7 @@ file being edited never takes budget: the prompt holds it already.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import weakref
 from collections.abc import Callable, Iterable
@@ -127,17 +128,19 @@ def context_for_code(
         count = load_tokenizer(tokenizer)
     else:
         count = tokenizer or encoder_prompt_counter(collection)
+    _refresh(collection)
     rules = filters or SearchFilters()
     language = detect_language(path) if path else _main_language(collection)
     candidates = _structural(collection, code, code_after or "", path, language)
     if similar:
         _add_similar(collection, code, path, rules, candidates)
     prompt_lines = {line.strip() for line in code.split("\n") if line.strip()}
-    ranked = [
+    wanted = (
         c for c in sorted(candidates.values(), key=lambda c: -c.score)
         if c.row.path != path and rules.allows(c.row.path, c.row.language)
         and not _already_in_prompt(collection, c, prompt_lines)
-    ]
+    )
+    ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
     return _pack(collection, code, ranked, max_tokens, count)
 
 
@@ -481,12 +484,18 @@ _CACHE: weakref.WeakKeyDictionary[Collection, tuple[int, dict[str, object]]] = (
 _CACHE_ITEMS = 512
 
 
-def _cached(collection: Collection, kind: str, make: Callable[[], object]) -> object:
+def _refresh(collection: Collection) -> None:
+    """Forget what a write has made stale: once per answer, not once per lookup."""
     now = db.generation(collection.conn)
     generation, values = _CACHE.get(collection, (None, {}))
     if generation != now or len(values) >= _CACHE_ITEMS:
-        values = {}
-        _CACHE[collection] = (now, values)
+        _CACHE[collection] = (now, {})
+
+
+def _cached(collection: Collection, kind: str, make: Callable[[], object]) -> object:
+    if collection not in _CACHE:
+        _refresh(collection)
+    values = _CACHE[collection][1]
     if kind not in values:
         values[kind] = make()
     return values[kind]
