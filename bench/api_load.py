@@ -59,7 +59,7 @@ def start_server(port: int, batching: bool, store: Path) -> subprocess.Popen[byt
     raise RuntimeError("server did not start")
 
 
-async def request(endpoint: str, collection: str, query: str) -> tuple[str, dict[str, object]]:
+def request(endpoint: str, collection: str, query: str) -> tuple[str, dict[str, object]]:
     """(path, body) of one request: search one collection, N of them, or embed."""
     if endpoint == "search":
         return f"/v1/collections/{collection}/search", {"query": query, "k": 10}
