@@ -81,6 +81,8 @@ MAX_CODE_CHARS = 1_000_000
 # a 4,096-token budget is full on every corpus measured.
 MAX_OUTLINED = 150
 MAX_BODIES = 30
+# No tokenizer packs code denser than this: a longer text surely costs more tokens.
+MAX_CHARS_PER_TOKEN = 8
 # Below this much budget left, no outline fits any more.
 MIN_PIECE_TOKENS = 8
 # A block's second run costs about this much: its range in the header and the `…` line.
@@ -414,6 +416,11 @@ class _Packer:
         return self.header_costs[block.path] + lines + RUN_TOKENS * (runs - 1) + 1
 
 
+def _characters(collection: Collection, path: str, lines: list[int]) -> int:
+    text = _lines(collection, path)
+    return sum(len(text.get(n, "")) + 1 for n in lines)
+
+
 def _empty_block(of: DefinitionRow | ContextBlock) -> str:
     """A block's header and fences alone: what every block costs besides its lines."""
     return ContextBlock(of.path, of.language, {1: ""}).render()
@@ -441,6 +448,10 @@ def _pack(
         packer.add(row, lines, rank, max_tokens)
         outlined = rank + 1
     # Then whole bodies, best first (a class is its outline; its methods come on their own).
+    # Bodies far longer than the budget left are not even counted.
+    left = max_tokens - packer.used
+    bodies = [(row, lines) for row, lines in bodies
+              if _characters(collection, row.path, lines) <= left * MAX_CHARS_PER_TOKEN]
     packer.prefetch(bodies)
     for rank, (row, lines) in enumerate(bodies):
         packer.add(row, lines, rank, max_tokens)
