@@ -47,7 +47,7 @@ from embedstore.store.symbol_table import DefinitionRow
 
 # Nearness: a use this many lines above the cursor counts half as much as one on the line above.
 HALF_LIFE_LINES = 8.0
-# Score parts of a definition the code imports by name (see _score).
+# Score parts of a definition the code imports by name (see _structural).
 IMPORTED = 1.0
 USED_NEAR = 2.0
 NOT_YET_USED = 1.5
@@ -96,10 +96,6 @@ class Candidate:
     row: DefinitionRow
     score: float = 0.0
     members: list[DefinitionRow] = field(default_factory=list)
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.row.path, self.row.start_line)
 
 
 def context_for_code(
