@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from fastapi.testclient import TestClient
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
+from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.fakes import FAKE_SPEC, FakeEncoder
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 
 @pytest.fixture
@@ -35,3 +40,25 @@ def client(settings: ServerSettings) -> Iterator[TestClient]:
 def error_of(response) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
     body = response.json()
     return response.status_code, body["error"]["code"], body["error"]["message"]
+
+
+# The page tests' browser: one chromium per module, a fresh context (storage) per test.
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})  # its own storage
+    try:
+        yield context.new_page()
+    finally:
+        context.close()

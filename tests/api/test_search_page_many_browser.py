@@ -10,7 +10,7 @@ import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode
 
 import pytest
 
@@ -18,8 +18,9 @@ from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
+from tests.api.browser import params_of
 from tests.api.server import serving_in_thread
-from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.test_search_page_browser import CHROMIUM
 from tests.fakes import FAKE_SPEC, install_fake_encoder
 
 if TYPE_CHECKING:
@@ -55,29 +56,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]
         yield url, base
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1200, "height": 900})  # its own storage
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def params_of(page: Page) -> dict[str, list[str]]:
-    return parse_qs(urlsplit(page.url).query)
 
 
 def search(page: Page, url: str, **params: str) -> None:

@@ -9,17 +9,18 @@ import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode
 
 import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
+from tests.api.browser import params_of
 from tests.api.server import Server, running_server
-from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.test_search_page_browser import CHROMIUM
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Page
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 README = """# Shell-like lexing
@@ -49,29 +50,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield srv
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1200, "height": 900})  # its own storage
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def params_of(page: Page) -> dict[str, list[str]]:
-    return parse_qs(urlsplit(page.url).query)
 
 
 def paths_of(page: Page) -> list[str]:
