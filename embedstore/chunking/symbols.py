@@ -17,8 +17,9 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
@@ -69,6 +70,8 @@ class ImportRef:
 class FileSymbols:
     definitions: list[Definition]
     imports: list[ImportRef]
+    # (imported name, member) -> uses: `events.sleep(` twice gives ("events", "sleep"): 2.
+    member_uses: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def extract_symbols(text: str, language: str) -> FileSymbols:
@@ -80,7 +83,8 @@ def extract_symbols(text: str, language: str) -> FileSymbols:
     # Lone surrogates (undecodable bytes) cannot be encoded; replacing them keeps rows.
     root = parser.parse(text.encode("utf-8", errors="replace")).root_node
     definitions = list(_Definitions(language, grammar).scan(root.children, None))
-    return FileSymbols(definitions, _imports(root, language))
+    imports = _imports(root, language)
+    return FileSymbols(definitions, imports, member_uses(text, imports))
 
 
 # --- Definitions ---------------------------------------------------------------------------
@@ -897,6 +901,21 @@ def _join(folder: str, path: str) -> str:
 
 # A name, or a chain of them joined by dots; not the tail of a number (`1e5`).
 _CHAIN = re.compile(r"(?<![\w$])[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+# `head.member` where head starts a chain (not `a.head.member`).
+_MEMBER = re.compile(r"(?<![\w$.])([^\W\d]\w*)\.([^\W\d]\w*)")
+
+
+def member_uses(text: str, imports: Sequence[ImportRef]) -> dict[tuple[str, str], int]:
+    """How often ``text`` reaches each member of a name it imports: how this file uses
+    a module (``events.get_running_loop()``), summed over the collection at query time."""
+    heads = {ref.alias.split(".")[0] for ref in imports}
+    counts: Counter[tuple[str, str]] = Counter()
+    for match in _MEMBER.finditer(text):
+        if match.group(1) in heads:
+            counts[(match.group(1), match.group(2))] += 1
+    return dict(counts)
 
 
 def identifiers(text: str) -> list[tuple[str, int]]:

@@ -66,9 +66,11 @@ def new_file(work: FileWork, document: Document | None) -> db.NewFile:
         return db.NewFile(
             source.rel_path, source.language, source.sha256, source.size, work.units,
             definitions=symbols.definitions, imports=symbols.imports,
+            member_uses=symbols.member_uses,
         )
     return db.NewFile(
         source.rel_path, source.language, source.sha256, source.size, work.units,
         doc_id=document.id, metadata=json.dumps(document.metadata), content=document.text,
         definitions=symbols.definitions, imports=symbols.imports,
+        member_uses=symbols.member_uses,
     )

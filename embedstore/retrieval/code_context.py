@@ -11,7 +11,9 @@ defined in other files. Candidates come from three signals, each measured in
 2. nearness: a name used just above the cursor, or imported and not used yet,
    weighs more than one used at the top of the file;
 3. similar code: dense and lexical search with the last lines as the query, as
-   RepoCoder does.
+   RepoCoder does;
+4. how the collection uses a module: of a module imported whole, the members
+   other files reach through it most (``events.get_running_loop``) come first.
 
 Packing puts a compact outline (signature and first docstring line) of many
 candidates first, then whole bodies of the best while the budget lasts. The
@@ -23,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -45,6 +48,8 @@ from embedstore.store import db, symbol_table
 from embedstore.store.collection import Collection
 from embedstore.store.symbol_table import DefinitionRow
 
+# A plain name (candidates are looked up by their own name, never a dotted chain).
+_NAME = re.compile(r"(?<![\w$])[^\W\d]\w*")
 # Nearness: a use this many lines above the cursor counts half as much as one on the line above.
 HALF_LIFE_LINES = 8.0
 # Score parts of a definition the code imports by name (see _structural).
@@ -53,6 +58,9 @@ USED_NEAR = 2.0
 NOT_YET_USED = 1.5
 # A definition of a module the code imports whole weighs this share of an imported name.
 MODULE_SHARE = 0.5
+# A module's definition weighs up to this much more the more the collection's files reach
+# it through the module (log of its uses over log of the most used member's).
+REPO_USES = 1.0
 # A name the collection defines once, used in the code but not imported (any language).
 UNIQUE_NAME = 0.5
 # Members of a class the code refers to: what the next `obj.method(` may call.
@@ -122,11 +130,14 @@ def context_for_code(
         raise UserInputError(f"max_tokens must be at least 1, got {max_tokens}")
     if len(code) + len(code_after or "") > MAX_CODE_CHARS:
         raise UserInputError(f"code is longer than {MAX_CODE_CHARS} characters")
-    if isinstance(tokenizer, str):
-        count = load_tokenizer(tokenizer)
-    else:
-        count = tokenizer or encoder_prompt_counter(collection)
     _refresh(collection)
+    # Lines' token counts are kept between answers for the tokenizers known by name.
+    if isinstance(tokenizer, str):
+        count, costs = load_tokenizer(tokenizer), _token_costs(collection, tokenizer)
+    elif tokenizer is None:
+        count, costs = encoder_prompt_counter(collection), _token_costs(collection, "")
+    else:
+        count, costs = tokenizer, _TokenCosts()
     rules = filters or SearchFilters()
     language = detect_language(path) if path else _main_language(collection)
     candidates = _structural(collection, code, code_after or "", path, language)
@@ -139,7 +150,7 @@ def context_for_code(
         and not _already_in_prompt(collection, c, prompt_lines)
     )
     ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
-    return _pack(collection, code, ranked, max_tokens, count)
+    return _pack(collection, code, ranked, max_tokens, count, costs)
 
 
 def nearness(code: str, skip_lines: set[int]) -> dict[str, float]:
@@ -190,11 +201,17 @@ def _structural(
         # A module bound by name (`import a.b as m`, `from pkg import module`, `*`): each of
         # its definitions may come next, as likely as the module is; what the code already
         # reaches through `m.` more so.
+        # Of a module's hundreds of definitions, those the collection reaches through it
+        # most (`events.get_running_loop`, `from . import events` elsewhere) come first.
+        uses = symbol_table.member_uses(conn, sorted({ref.alias, *map(_stem, modules)}))
+        most = math.log1p(max(uses.values(), default=0))
         for row in symbol_table.definitions_in(conn, modules):
             if row.qualname != row.name:
                 continue  # members come with their class
             reach = near.get(row.name if ref.name == "*" else f"{ref.alias}.{row.name}", 0.0)
-            add(row, MODULE_SHARE * (IMPORTED + USED_NEAR * use + fresh) + USED_NEAR * reach)
+            popular = math.log1p(uses.get(row.name, 0)) / most if most else 0.0
+            add(row, MODULE_SHARE * (IMPORTED + USED_NEAR * use + fresh) + USED_NEAR * reach
+                + REPO_USES * popular)
     # Names used near the cursor that the collection defines once: any language, no import.
     defined_here = {d.name for d in own.definitions}
     loose = [n for n, w in near.items()
@@ -306,10 +323,9 @@ def _add_similar(
     hits = [h for h in search(collection, window, SIMILAR_HITS + 5, mode="hybrid", filters=rules)
             if h.path != path][:SIMILAR_HITS]
     used: dict[str, float] = {}
-    for rank, hit in enumerate(hits):
-        weight = 1 / math.sqrt(rank + 1)
-        for name, _ in identifiers(hit.text):
-            used[name] = max(used.get(name, 0.0), weight)
+    for rank, hit in enumerate(hits):  # best first: a name keeps its best hit's weight
+        for name in _NAME.findall(hit.text):
+            used.setdefault(name, 1 / math.sqrt(rank + 1))
     for cand in candidates.values():
         cand.score += CO_USED * used.get(cand.row.name, 0.0)
     for rank, hit in enumerate(hits):
@@ -330,6 +346,14 @@ def _already_in_prompt(collection: Collection, candidate: Candidate, prompt: set
 
 
 @dataclass
+class _TokenCosts:
+    """Token counts of lines, (path, line) -> n, and of each file's empty block."""
+
+    lines: dict[tuple[str, int], int] = field(default_factory=dict)
+    headers: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
 class _Packer:
     """Blocks of lines by file within a budget, their costs kept up to date line by line.
 
@@ -339,11 +363,10 @@ class _Packer:
 
     collection: Collection
     count: TokenCounter
+    known: _TokenCosts
     blocks: dict[str, ContextBlock] = field(default_factory=dict)
     used: int = 0
     costs: dict[str, int] = field(default_factory=dict)
-    line_costs: dict[tuple[str, int], int] = field(default_factory=dict)
-    header_costs: dict[str, int] = field(default_factory=dict)
     # What each accepted piece replaced, to undo the last ones if the whole runs over.
     history: list[tuple[str, ContextBlock | None]] = field(default_factory=list)
 
@@ -390,26 +413,26 @@ class _Packer:
         headers: dict[str, str] = {}
         for row, lines in pieces:
             text = _lines(self.collection, row.path)
-            if row.path not in self.header_costs:
+            if row.path not in self.known.headers:
                 headers[row.path] = _empty_block(row)
             for n in lines:
-                if n in text and (row.path, n) not in self.line_costs:
+                if n in text and (row.path, n) not in self.known.lines:
                     todo[(row.path, n)] = text[n]
         counted = self.count([*todo.values(), *headers.values()])
-        self.line_costs.update(zip(todo, counted, strict=False))
-        self.header_costs.update(zip(headers, counted[len(todo):], strict=True))
+        self.known.lines.update(zip(todo, counted, strict=False))
+        self.known.headers.update(zip(headers, counted[len(todo):], strict=True))
 
     def _count_lines(self, path: str, text: dict[int, str], numbers: list[int]) -> None:
-        todo = [n for n in numbers if (path, n) not in self.line_costs]
+        todo = [n for n in numbers if (path, n) not in self.known.lines]
         for n, tokens in zip(todo, self.count([text[n] for n in todo]), strict=True):
-            self.line_costs[(path, n)] = tokens
+            self.known.lines[(path, n)] = tokens
 
     def _cost(self, block: ContextBlock) -> int:
-        if block.path not in self.header_costs:
-            self.header_costs[block.path] = self.count([_empty_block(block)])[0]
+        if block.path not in self.known.headers:
+            self.known.headers[block.path] = self.count([_empty_block(block)])[0]
         runs = len(block.ranges)
-        lines = sum(self.line_costs[(block.path, n)] for n in block.lines)
-        return self.header_costs[block.path] + lines + RUN_TOKENS * (runs - 1) + 1
+        lines = sum(self.known.lines[(block.path, n)] for n in block.lines)
+        return self.known.headers[block.path] + lines + RUN_TOKENS * (runs - 1) + 1
 
 
 def _characters(collection: Collection, path: str, lines: list[int]) -> int:
@@ -428,8 +451,9 @@ def _pack(
     ranked: list[Candidate],
     max_tokens: int,
     count: TokenCounter,
+    costs: _TokenCosts,
 ) -> RagContext:
-    packer = _Packer(collection, count)
+    packer = _Packer(collection, count, costs)
     outlines = [(c.row, _outline(collection, c, with_doc=rank < DOCUMENTED))
                 for rank, c in enumerate(ranked[:MAX_OUTLINED])]
     bodies = [(c.row, list(range(c.row.start_line, c.row.end_line + 1)))
@@ -489,6 +513,8 @@ _CACHE: weakref.WeakKeyDictionary[Collection, tuple[int, dict[str, object]]] = (
 )
 # File texts kept per collection at most (a few hundred KiB each at worst).
 _CACHE_ITEMS = 512
+# Line counts kept per tokenizer and collection at most (some 20 MiB).
+MAX_COUNTED_LINES = 200_000
 
 
 def _refresh(collection: Collection) -> None:
@@ -519,6 +545,15 @@ def _lines(collection: Collection, path: str) -> dict[int, str]:
     got = _cached(collection, f"lines:{path}",
                   lambda: symbol_table.file_lines(collection.conn, path))
     assert isinstance(got, dict)
+    return got
+
+
+def _token_costs(collection: Collection, tokenizer: str) -> _TokenCosts:
+    """The counts one named tokenizer has made of this collection's lines so far."""
+    got = _cached(collection, f"costs:{tokenizer}", _TokenCosts)
+    assert isinstance(got, _TokenCosts)
+    if len(got.lines) > MAX_COUNTED_LINES:
+        got.lines.clear()
     return got
 
 

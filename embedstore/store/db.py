@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -129,6 +129,7 @@ class NewFile:
     content: str | None = None  # a document's whole text, for get-by-id
     definitions: Sequence[Definition] = ()  # its symbol table (see store.symbol_table)
     imports: Sequence[ImportRef] = ()
+    member_uses: Mapping[tuple[str, str], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -341,7 +342,7 @@ def apply_changes(
                 (f.path, f.language, f.sha256, f.size, f.doc_id, f.metadata, f.content),
             )
             file_id = int(cur.lastrowid or 0)
-            symbol_table.insert(conn, file_id, f.definitions, f.imports)
+            symbol_table.insert(conn, file_id, f.definitions, f.imports, f.member_uses)
             for u in f.units:
                 cur = conn.execute(
                     "INSERT INTO units(file_id, start_line, end_line, kind, symbol, text, vector) "

@@ -9,14 +9,14 @@ a query needs them, so a file added later still resolves an older file's import.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` and `info`)
     from embedstore.chunking.symbols import Definition, ImportRef
 
 # Bumped when extraction changes: the next `index` re-reads every file once (see ingest.scan).
-SYMBOLS_VERSION = "1"
+SYMBOLS_VERSION = "2"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -39,6 +39,14 @@ CREATE TABLE IF NOT EXISTS imports (
     line INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+CREATE TABLE IF NOT EXISTS member_uses (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    head TEXT NOT NULL,
+    member TEXT NOT NULL,
+    uses INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS member_uses_head ON member_uses(head);
+CREATE INDEX IF NOT EXISTS member_uses_file ON member_uses(file_id);
 """
 
 
@@ -67,6 +75,7 @@ def insert(
     file_id: int,
     definitions: Sequence[Definition],
     imports: Sequence[ImportRef],
+    member_uses: Mapping[tuple[str, str], int],
 ) -> None:
     conn.executemany(
         "INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -76,6 +85,10 @@ def insert(
     conn.executemany(
         "INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?)",
         [(file_id, i.module, i.name, i.alias, i.level, i.line) for i in imports],
+    )
+    conn.executemany(
+        "INSERT INTO member_uses VALUES (?, ?, ?, ?)",
+        [(file_id, head, member, n) for (head, member), n in member_uses.items()],
     )
 
 
@@ -113,6 +126,21 @@ def imports_of(conn: sqlite3.Connection, path: str) -> list[ImportRow]:
         "JOIN files f ON f.id = i.file_id WHERE f.path = ? ORDER BY i.line", (path,),
     )
     return [ImportRow(*r) for r in rows]
+
+
+def member_uses(conn: sqlite3.Connection, heads: Sequence[str]) -> dict[str, int]:
+    """Member -> how often the collection's files reach it through an imported name in
+    ``heads`` (``events.sleep``), the most under any one head."""
+    if not heads:
+        return {}
+    found: dict[str, int] = {}
+    rows = conn.execute(
+        f"SELECT member, SUM(uses) FROM member_uses WHERE head IN ({','.join('?' * len(heads))}) "
+        "GROUP BY head, member", list(heads),
+    )
+    for member, uses in rows:
+        found[member] = max(found.get(member, 0), int(uses))
+    return found
 
 
 def paths(conn: sqlite3.Connection) -> list[str]:

@@ -123,6 +123,14 @@ def test_python_imports() -> None:
     ]
 
 
+def test_python_member_uses_count_what_the_file_reaches_through_its_imports() -> None:
+    text = ("import os.path\nfrom . import events\n\nevents.sleep(1)\nx = events.sleep\n"
+            "events.loop().run()\nself.events.other()\nlocal.attr\nos.path.join()\n")
+    uses = extract_symbols(text, "python").member_uses
+    # `self.events.other` is no use of the module; `local` is not imported.
+    assert uses == {("events", "sleep"): 2, ("events", "loop"): 1, ("os", "path"): 2}
+
+
 def test_python_signature_is_capped_at_twenty_lines() -> None:
     parameters = "".join(f"    a{i},\n" for i in range(30))
     text = f"def f(\n{parameters}):\n    pass\n"

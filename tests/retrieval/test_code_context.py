@@ -141,3 +141,32 @@ def test_the_symbol_table_follows_edits(
     packed = context_for_code(fresh, code, path="app/main.py")
     assert "def titlecase(text: str) -> str:" in packed.text
     assert "def slugify" not in packed.text  # gone from the file, gone from the table
+
+
+def test_of_a_module_imported_whole_its_most_used_members_come_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "many"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "events.py").write_text("".join(
+        f"def handler_{i}(event):\n    return event + {i}\n\n\n" for i in range(40)))
+    for user in ("loop", "tasks"):
+        (root / "pkg" / f"{user}.py").write_text(
+            "from . import events\n\n\ndef run(e):\n"
+            "    events.handler_37(e)\n    return events.handler_37(e) or events.handler_2(e)\n")
+    store = Store(tmp_path / "store")
+    index_folder(store, root, IndexOptions(name="m", encoder=FAKE_SPEC))
+    code = "from . import events\n\n\ndef step(e):\n    "
+
+    def outlined(collection: Collection) -> list[str]:
+        packed = context_for_code(collection, code, path="pkg/new.py", max_tokens=40,
+                                  similar=False)
+        return [line.split("(")[0] for line in packed.text.split("\n") if "def handler_" in line]
+
+    # 40 tokens hold five of the forty signatures: file order alone would give 0 to 4.
+    assert {"def handler_37", "def handler_2"} <= set(outlined(store.open("m")))
+    for user in ("loop", "tasks"):
+        (root / "pkg" / f"{user}.py").unlink()
+    index_folder(store, root, IndexOptions(name="m"))
+    # The uses left with the files that made them.
+    assert outlined(store.open("m")) == [f"def handler_{i}" for i in range(5)]
