@@ -87,7 +87,7 @@ def run_tune(
     model.save(str(settings.out))
     # Checkpoints only serve a killed run's --resume; a finished model does not need them.
     shutil.rmtree(settings.out / "checkpoints", ignore_errors=True)
-    report.before, report.after, report.gain = _score_held_out(
+    report.before, report.after, report.gain = score_held_out(
         repos, spec, settings.out, report, ui
     )
     report.total_seconds = time.perf_counter() - began
@@ -100,12 +100,12 @@ def default_bf16() -> bool:
     return candidate(best_device()) == "bf16"
 
 
-def _score_held_out(
+def score_held_out(
     repos: Sequence[Path], base: str, tuned: Path, report: TuneReport, ui: Progress
 ) -> tuple[dict[str, float], dict[str, float], tuple[float, float, float]]:
     """Dense MRR@10 etc. on the held-out files' queries, base vs tuned, same queries."""
     with tempfile.TemporaryDirectory(prefix="embedstore-tune-") as tmp:
-        copies = _copy_held_out(repos, Path(tmp) / "held-out", report)
+        copies = copy_held_out(repos, Path(tmp) / "held-out", report)
         outcome = []
         for spec in (base, str(tuned.resolve())):
             ranks_file = Path(tmp) / "ranks.jsonl"
@@ -119,7 +119,7 @@ def _score_held_out(
     return before, after, (100 * diff[0], 100 * diff[1], 100 * diff[2])
 
 
-def _copy_held_out(repos: Sequence[Path], dest: Path, report: TuneReport) -> list[Path]:
+def copy_held_out(repos: Sequence[Path], dest: Path, report: TuneReport) -> list[Path]:
     """The held-out Python files of each repository, copied under ``dest/<repo name>``."""
     copies = []
     for index, repo in enumerate(repos):
