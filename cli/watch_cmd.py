@@ -31,6 +31,12 @@ def watch(
     """
     # Imported here: `embedstore --help` and `list` must not pay for them (issue 9).
     import asyncio
+    import signal
+
+    # Started in the background by a script, a process inherits SIGINT ignored, and Python
+    # then leaves it so: watch runs until interrupted, so it must hear SIGINT regardless.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     from embedstore.cli.progress import RichProgress
     from embedstore.ingest.indexer import IndexOptions, index_folder
