@@ -76,7 +76,9 @@ OUTLINE_SHARE = 0.9
 # The best candidates' outlines carry their docstring's first line; the wider set past
 # them is signatures alone, twice as many in the same tokens.
 DOCUMENTED = 30
-# At most this many member signatures in one class's outline.
+# At most this many member signatures in one class's outline; and the outline of the
+# candidate ranked r takes at most 1/(r + 2) of the budget (the first half of it, the
+# tenth a twelfth...): a class of sixty methods cannot crowd out the wide set.
 MAX_MEMBERS = 100
 # Follow `from .core import X` in a package's __init__ at most this deep.
 REEXPORT_DEPTH = 3
@@ -298,8 +300,12 @@ def _add_members(
             attribute_near[last] = max(attribute_near.get(last, 0.0), weight)
     for cls in classes:
         prefix = cls.row.qualname + "."
-        cls.members = [r for r in rows if r.qualname.startswith(prefix)
-                       and r.qualname.count(".") == cls.row.qualname.count(".") + 1]
+        members = [r for r in rows if r.qualname.startswith(prefix)
+                   and r.qualname.count(".") == cls.row.qualname.count(".") + 1]
+        # An outline cut short keeps what a caller needs first: the members used near the
+        # cursor, the constructor, the public ones, then the rest, each in source order.
+        cls.members = sorted(members, key=lambda m: (
+            -attribute_near.get(m.name, 0.0), m.name != "__init__", m.name.startswith("_")))
         for member in cls.members:
             used = attribute_near.get(member.name, 0.0)
             score = cls.score * MEMBER_SHARE + USED_NEAR * used
@@ -422,6 +428,17 @@ class _Packer:
         self.known.lines.update(zip(todo, counted, strict=False))
         self.known.headers.update(zip(headers, counted[len(todo):], strict=True))
 
+    def first_within(self, path: str, pieces: list[list[int]], cap: int) -> list[int]:
+        """The lines of the first piece and of as many next ones as keep to ``cap`` tokens
+        (lines already counted)."""
+        lines, spent = list(pieces[0]), 0
+        for piece in pieces[1:]:
+            spent += sum(self.known.lines.get((path, n), 0) for n in piece)
+            if spent > cap:
+                break
+            lines.extend(piece)
+        return lines
+
     def _count_lines(self, path: str, text: dict[int, str], numbers: list[int]) -> None:
         todo = [n for n in numbers if (path, n) not in self.known.lines]
         for n, tokens in zip(todo, self.count([text[n] for n in todo]), strict=True):
@@ -454,11 +471,14 @@ def _pack(
     costs: _TokenCosts,
 ) -> RagContext:
     packer = _Packer(collection, count, costs)
-    outlines = [(c.row, _outline(collection, c, with_doc=rank < DOCUMENTED))
-                for rank, c in enumerate(ranked[:MAX_OUTLINED])]
+    parts = [(c.row, _outline(collection, c, with_doc=rank < DOCUMENTED))
+             for rank, c in enumerate(ranked[:MAX_OUTLINED])]
+    # One tokenizer call per phase, not one per candidate.
+    packer.prefetch([(row, [n for part in pieces for n in part]) for row, pieces in parts])
+    outlines = [(row, packer.first_within(row.path, pieces, max_tokens // (rank + 2)))
+                for rank, (row, pieces) in enumerate(parts)]
     bodies = [(c.row, list(range(c.row.start_line, c.row.end_line + 1)))
               for c in ranked[:MAX_BODIES] if c.row.kind != "class"]
-    packer.prefetch(outlines)  # one tokenizer call per phase, not one per candidate
     outline_limit = int(max_tokens * OUTLINE_SHARE)
     outlined = 0
     # Outlines first, until they hold their share (the one that crosses it may finish).
@@ -483,12 +503,13 @@ def _pack(
     return RagContext(code[-200:], text, tokens, max_tokens, ordered)
 
 
-def _outline(collection: Collection, cand: Candidate, *, with_doc: bool) -> list[int]:
-    """Signature lines and the first docstring line; a class adds its members' signatures."""
-    lines = _signature(collection, cand.row, with_doc=with_doc)
+def _outline(collection: Collection, cand: Candidate, *, with_doc: bool) -> list[list[int]]:
+    """Signature lines and the first docstring line; a class adds its members' signatures,
+    one piece each."""
+    pieces = [_signature(collection, cand.row, with_doc=with_doc)]
     for member in cand.members[:MAX_MEMBERS]:
-        lines.extend(range(member.start_line, member.signature_end_line + 1))
-    return lines
+        pieces.append(list(range(member.start_line, member.signature_end_line + 1)))
+    return pieces
 
 
 def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) -> list[int]:

@@ -170,3 +170,27 @@ def test_of_a_module_imported_whole_its_most_used_members_come_first(
     index_folder(store, root, IndexOptions(name="m"))
     # The uses left with the files that made them.
     assert outlined(store.open("m")) == [f"def handler_{i}" for i in range(5)]
+
+
+def test_a_large_class_cannot_crowd_out_the_other_imports(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "big"
+    (root / "pkg").mkdir(parents=True)
+    method = "    def _step_{}(self, value):\n        return value\n\n"
+    methods = "".join(method.format(i) for i in range(60))
+    (root / "pkg" / "engine.py").write_text(
+        "class Engine:\n    def __init__(self, size):\n        self.size = size\n\n" + methods
+        + "    def start(self):\n        return self\n")
+    (root / "pkg" / "util.py").write_text("def tidy(value):\n    return value\n")
+    store = Store(tmp_path / "store")
+    index_folder(store, root, IndexOptions(name="b", encoder=FAKE_SPEC))
+    # Engine is used on the last line and ranks first; tidy is imported, not yet used.
+    code = "from pkg.engine import Engine\nfrom pkg.util import tidy\n\nengine = Engine(3)\n"
+    words = lambda texts: [len(t.split()) for t in texts]  # noqa: E731
+    packed = context_for_code(store.open("b"), code, path="app.py", max_tokens=120,
+                              tokenizer=words, similar=False)
+    assert "def tidy(value):" in packed.text  # the 60 methods' outline would take it all
+    # What is cut from the outline is the private rest: the constructor and the public API stay.
+    assert "def __init__(self, size):" in packed.text and "def start(self):" in packed.text
+    assert "def _step_59" not in packed.text
