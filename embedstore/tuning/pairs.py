@@ -3,8 +3,11 @@
 The same pairs `embedstore eval` scores, turned into training data: the query
 is the docstring's first sentence, the positive the definition's code with
 that docstring removed, embedded exactly as the indexer embeds it (path and
-context header included). A fifth of the files, picked by a hash of their
-path, is held out: never trained on, only scored.
+context header included; a class over budget as its outline, a long function
+as its first chunk). A method's docstring pairs with the method, the innermost
+unit around its line, never with the class outline around it. A fifth of the
+files, picked by a hash of their path, is held out: never trained on, only
+scored.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from embedstore.chunking import chunk_file
-from embedstore.chunking.types import Chunk, TokenCounter
+from embedstore.chunking.types import TokenCounter
 from embedstore.chunking.units import group_units
 from embedstore.evaluation.dataset import strip_docstrings
 from embedstore.ingest.indexer import embedding_text
@@ -59,25 +62,22 @@ def mine_pairs(
             key = f"{Path(repo).name}/{source.rel_path}"
             units = _embedded_units(stripped, source.rel_path, max_tokens, count_tokens)
             for q in queries:
-                own = [text for (start, end), text in units if start <= q.def_line <= end]
-                if not own:
+                around = [(end - start, text) for (start, end), text in units
+                          if start <= q.def_line <= end]
+                if not around:
                     continue
-                siblings = tuple(text for _, text in units if text != own[0])
-                pairs.append(Pair(q.query, own[0], key, siblings))
+                own = min(around)[1]  # the innermost: a method, not its class
+                siblings = tuple(text for _, text in units if text != own)
+                pairs.append(Pair(q.query, own, key, siblings))
     return pairs
 
 
 def _embedded_units(
     text: str, rel_path: str, max_tokens: int, count_tokens: TokenCounter
 ) -> list[tuple[tuple[int, int], str]]:
-    """Each unit's lines and its whole text as the indexer's header + code."""
-    lines = text.split("\n")
+    """Each unit's lines and the text the indexer embeds for its first chunk (the one
+    holding its header)."""
     budget = max_tokens - count_tokens([rel_path])[0]
-    out = []
-    for plan in group_units(chunk_file(text, "python", max_tokens=budget,
-                                       count_tokens=count_tokens)):
-        whole = "\n".join(lines[plan.start_line - 1 : plan.end_line])
-        unit = Chunk(whole, plan.start_line, plan.end_line, plan.kind, plan.symbol,
-                     plan.chunks[0].context)
-        out.append(((plan.start_line, plan.end_line), embedding_text(rel_path, unit)))
-    return out
+    return [((plan.start_line, plan.end_line), embedding_text(rel_path, plan.chunks[0]))
+            for plan in group_units(chunk_file(text, "python", max_tokens=budget,
+                                               count_tokens=count_tokens))]

@@ -52,3 +52,19 @@ def test_a_few_steps_save_a_model_that_loads_and_differs(repo: Path, tmp_path: P
     text = ["def parse_header(line):\n    return line.split(':', 1)"]
     assert tuned.dim == base.dim and tuned.pooling == base.pooling
     assert not np.allclose(tuned.encode(text), base.encode(text), atol=1e-4)
+
+
+def test_a_methods_docstring_pairs_with_the_method_not_the_class_around_it(
+    tmp_path: Path,
+) -> None:
+    method = ('    def step_{0}(self, value):\n        """Advance gear number {0} by value."""\n'
+              '        return value + {0} * self.size\n\n')
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "gears.py").write_text(
+        'class Gearbox:\n    """Many gears."""\n\n' + "".join(method.format(i) for i in range(30)))
+    words = lambda texts: [len(t.split()) for t in texts]  # noqa: E731
+    # A budget the class exceeds: it is indexed as an outline around its methods' units.
+    pairs = mine_pairs([tmp_path / "r"], max_tokens=60, count_tokens=words)
+    seventh = next(p for p in pairs if "number 7 " in p.query)
+    assert "def step_7(self, value):" in seventh.positive
+    assert "def step_20" not in seventh.positive and "step_7" not in seventh.query
