@@ -14,6 +14,7 @@ errors; what precedes the break is still found.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import posixpath
 import re
@@ -64,6 +65,14 @@ class ImportRef:
     alias: str
     level: int  # Python's leading dots of a relative import, 0 elsewhere
     line: int
+    # The statement's last line: `from a import (\n  b,\n  c,\n)` binds on all of them.
+    # 0 where unknown (rows read back from the store, which keeps the first line only).
+    end_line: int = field(default=0, compare=False)
+
+    @property
+    def lines(self) -> range:
+        """The lines of the import statement."""
+        return range(self.line, max(self.line, self.end_line) + 1)
 
 
 @dataclass(frozen=True)
@@ -445,7 +454,8 @@ def _imports(root: Node, language: str) -> list[ImportRef]:
 
     found = QueryCursor(query).captures(root).get("import", [])
     found.sort(key=lambda node: node.start_byte)
-    return [ref for node in found for ref in reader(node)]
+    return [dataclasses.replace(ref, end_line=node.end_point.row + 1)
+            for node in found for ref in reader(node)]
 
 
 @functools.cache

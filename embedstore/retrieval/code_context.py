@@ -176,7 +176,7 @@ def _structural(
     """Candidates from the symbol table: imported names, their members, unique names."""
     conn = collection.conn
     own = extract_symbols(code + code_after, language)
-    near = nearness(code, {ref.line for ref in own.imports})
+    near = nearness(code, {n for ref in own.imports for n in ref.lines})
     paths = _paths(collection)
     candidates: dict[tuple[str, int], Candidate] = {}
 
@@ -404,12 +404,16 @@ class _Packer:
             tokens = self.count([text])[0] if text else 0
             if tokens <= max_tokens or not self.history:
                 return ordered, text, tokens
-            path, before = self.history.pop()  # the estimate ran over: undo the last piece
-            if before is None:
-                self.used -= self.costs.pop(path)
-                del self.blocks[path]
-            else:
-                self._put(path, before, self._cost(before))
+            # The estimate ran over: undo the last pieces until it is under by as much as it
+            # was wrong, so that one more count (not one per piece) usually settles it.
+            error = tokens - self.used
+            while self.history and self.used + error > max_tokens:
+                path, before = self.history.pop()
+                if before is None:
+                    self.used -= self.costs.pop(path)
+                    del self.blocks[path]
+                else:
+                    self._put(path, before, self._cost(before))
 
     def _put(self, path: str, block: ContextBlock, cost: int) -> None:
         self.used += cost - self.costs.get(path, 0)

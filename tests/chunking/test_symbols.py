@@ -758,3 +758,10 @@ def test_identifiers_keep_chains_whole_and_in_parts() -> None:
         ("a", 2),
         ("b", 2),
     ]
+
+
+def test_a_multi_line_import_binds_on_all_its_lines() -> None:
+    code = "from pkg.helpers import (\n    slugify,\n    tidy as t,\n)\nimport os\n"
+    own = extract_symbols(code, "python")
+    assert [(ref.alias, list(ref.lines)) for ref in own.imports] == [
+        ("slugify", [1, 2, 3, 4]), ("t", [1, 2, 3, 4]), ("os", [5])]

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from embedstore.chunking.symbols import extract_symbols
 from embedstore.errors import UserInputError
 from embedstore.ingest.indexer import IndexOptions, index_folder
-from embedstore.retrieval.code_context import context_for_code
+from embedstore.retrieval.code_context import context_for_code, nearness
 from embedstore.retrieval.context import RagContext
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.store.collection import Collection
@@ -194,3 +195,10 @@ def test_a_large_class_cannot_crowd_out_the_other_imports(
     # What is cut from the outline is the private rest: the constructor and the public API stay.
     assert "def __init__(self, size):" in packed.text and "def start(self):" in packed.text
     assert "def _step_59" not in packed.text
+
+
+def test_a_name_on_a_multi_line_imports_lines_is_not_yet_used() -> None:
+    # Counted as a use, `slugify,` on line 2 took away the weight of an import not used yet.
+    code = "from pkg.helpers import (\n    slugify,\n)\n\nvalue = 1\n"
+    bound = {n for ref in extract_symbols(code, "python").imports for n in ref.lines}
+    assert "slugify" not in nearness(code, bound) and "value" in nearness(code, bound)
