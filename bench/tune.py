@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stdlib_corpus import stdlib_copy
 
+from embedstore.encoders.registry import DEFAULT_ENCODER
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.metrics import CUTOFF
 from embedstore.evaluation.runner import POOLED, run_eval
@@ -58,7 +59,8 @@ def main() -> None:
     print(json.dumps(report.__dict__, indent=2), flush=True)
     validation = sorted(p for p in args.validation.iterdir() if p.is_dir())
     began = time.perf_counter()
-    base, base_rr = cross_repo(validation, None, BENCH / "work" / "study")
+    # The model tune starts from: the shipped default (stock collections live in work/study).
+    base, base_rr = cross_repo(validation, DEFAULT_ENCODER, BENCH / "work" / "study-default")
     tuned, tuned_rr = cross_repo(validation, str(out), BENCH / "work" / "tune-eval")
     cross_seconds = time.perf_counter() - began
     result = {"within": report.__dict__, "cross": {"base": base, "tuned": tuned}}

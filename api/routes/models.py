@@ -8,19 +8,19 @@ from fastapi.concurrency import run_in_threadpool
 from embedstore.api.deps import StateDep
 from embedstore.api.schemas import ModelCard, ModelList
 from embedstore.api.state import AppState
-from embedstore.encoders.registry import DEFAULT_ENCODER, canonical_spec
+from embedstore.encoders.registry import DEFAULT_ENCODER, STOCK_ENCODER, canonical_spec
 from embedstore.errors import EncoderLoadError
 
 router = APIRouter(prefix="/v1", tags=["models"])
 
 
 async def served_models(state: AppState) -> dict[str, list[str]]:
-    """Model id -> the collections encoded with it: the default model and every encoder an
-    existing collection uses. Nothing else is loaded on a client's request (an arbitrary
-    name could mean a multi-GB download)."""
+    """Model id -> the collections encoded with it: the default model, the stock model it
+    adapts, and every encoder an existing collection uses. Nothing else is loaded on a
+    client's request (an arbitrary name could mean a multi-GB download)."""
 
     def collect() -> dict[str, list[str]]:
-        served: dict[str, list[str]] = {DEFAULT_ENCODER: []}
+        served: dict[str, list[str]] = {spec: [] for spec in (DEFAULT_ENCODER, STOCK_ENCODER)}
         # One that cannot be read serves nothing; GET /v1/collections says why.
         encoders, _ = state.collections.read_each(
             lambda collection: (collection.manifest.encoder, collection.name)

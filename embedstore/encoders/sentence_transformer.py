@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from embedstore.encoders.adapter import merge_adapter
 from embedstore.encoders.base import BatchCallback, TextKind, encode_in_batches
 from embedstore.encoders.device import best_device
 from embedstore.encoders.pooling import Normalize, Pooling, resolve_pooling
@@ -47,6 +49,27 @@ def recommended_pooling(pooling_config: dict[str, Any]) -> str:
     return "mean"
 
 
+def open_model(source: str, device: str, adapter: Path | None = None) -> Any:
+    """A sentence-transformers model from a folder or hub name, with ``adapter`` merged in."""
+    # Imported here: sentence-transformers takes seconds to import and the
+    # CLI's fast paths (list, info, rm) never need it.
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    # Per-weight loading bars would garble the CLI's own progress display.
+    hf_logging.disable_progress_bar()
+    try:
+        model = SentenceTransformer(source, device=device)
+    except (OSError, ValueError) as exc:
+        raise EncoderLoadError(
+            f"cannot load sentence-transformers model {source!r}: {exc}. "
+            "Give a local model folder, or a hub name on a machine with internet."
+        ) from exc
+    if adapter is not None:
+        merge_adapter(model[0], adapter)
+    return model
+
+
 class SentenceTransformerEncoder:
     """A sentence-transformers model whose own pooling stage we replace by ours.
 
@@ -61,28 +84,15 @@ class SentenceTransformerEncoder:
         *,
         name: str,
         revision: str | None = None,
+        adapter: Path | None = None,
         pooling: str | None = None,
         device: str | None = None,
         precision: str | None = None,
     ) -> None:
-        # Imported here: sentence-transformers takes seconds to import and the
-        # CLI's fast paths (list, info, rm) never need it.
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        # Per-weight loading bars would garble the CLI's own progress display.
-        hf_logging.disable_progress_bar()
-
         self._name = name
         self._revision = revision
         self._device = device or best_device()
-        try:
-            model = SentenceTransformer(source, device=self._device)
-        except (OSError, ValueError) as exc:
-            raise EncoderLoadError(
-                f"cannot load sentence-transformers model {source!r}: {exc}. "
-                "Give a local model folder, or a hub name on a machine with internet."
-            ) from exc
+        model = open_model(source, self._device, adapter)
         model.eval()
         # Any: sentence-transformers modules carry methods that torch's stubs hide.
         modules: list[Any] = list(model)

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from embedstore.encoders.base import Encoder
-from embedstore.encoders.registry import bundled_source, canonical_spec
+from embedstore.encoders.registry import canonical_spec, model_source
 from embedstore.errors import EncoderLoadError
 from embedstore.progress import NullProgress, Progress
 
@@ -27,10 +27,9 @@ TOKEN_TABLE_SUFFIXES = ("word_embeddings.weight", "embed_tokens.weight")
 
 
 def teacher_source(spec: str) -> str:
-    """Where the teacher's files are: a local folder, a bundled package's folder, or a hub name."""
-    name = canonical_spec(spec)
-    bundled = bundled_source(name)
-    return bundled[0] if bundled else name
+    """Where the teacher's files are: a local folder, a bundled package's folder, or a hub
+    name (an adapted model's base's: the adapter leaves the token table as it is)."""
+    return model_source(canonical_spec(spec)).source
 
 
 def load_tokenizer(source: str) -> PreTrainedTokenizerBase:

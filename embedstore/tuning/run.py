@@ -12,7 +12,7 @@ from pathlib import Path
 
 from embedstore.encoders.device import best_device
 from embedstore.encoders.precision import candidate
-from embedstore.encoders.registry import bundled_source, canonical_spec, load_encoder
+from embedstore.encoders.registry import canonical_spec, load_encoder, model_source
 from embedstore.errors import UserInputError
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.metrics import CUTOFF
@@ -55,7 +55,7 @@ def run_tune(
     progress: Progress | None = None,
 ) -> TuneReport:
     """Fine-tune ``base`` on the repositories' docstring -> code pairs; save to ``settings.out``."""
-    from sentence_transformers import SentenceTransformer
+    from embedstore.encoders.sentence_transformer import open_model  # imports torch
 
     began = time.perf_counter()
     ui = progress or NullProgress()
@@ -76,8 +76,8 @@ def run_tune(
     ui.start("hard negatives", None)
     negatives = hard_negatives(trained, encoder, seed=settings.seed)
     ui.finish("hard negatives")
-    bundled = bundled_source(spec)
-    model = SentenceTransformer(bundled[0] if bundled else spec, device=best_device())
+    files = model_source(spec)  # the shipped default: the stock weights plus its adapter
+    model = open_model(files.source, best_device(), files.adapter)
     if pooling is not None:
         set_pooling(model, pooling)
     report.precision = "bf16" if settings.bf16 else "fp32"

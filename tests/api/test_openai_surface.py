@@ -18,7 +18,12 @@ from pydantic import SecretStr
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
-from embedstore.encoders.registry import DEFAULT_ENCODER, bundled_source, load_encoder
+from embedstore.encoders.registry import (
+    DEFAULT_ENCODER,
+    STOCK_ENCODER,
+    bundled_source,
+    load_encoder,
+)
 from tests.api.conftest import error_of
 from tests.api.server import Server, running_server
 from tests.fakes import FAKE_SPEC
@@ -36,14 +41,17 @@ TEXTS = [
 def test_models_lists_the_default_model_and_each_collections_encoder(client: TestClient) -> None:
     listed = client.get("/v1/models").json()
     assert listed["object"] == "list"
-    assert [m["id"] for m in listed["data"]] == [DEFAULT_ENCODER, FAKE_SPEC]
-    default, fake = listed["data"]
+    # The code-tuned default first, then the stock model and the collections' encoders.
+    assert [m["id"] for m in listed["data"]] == [DEFAULT_ENCODER, FAKE_SPEC, STOCK_ENCODER]
+    default, fake, stock = listed["data"]
     assert default == {"id": DEFAULT_ENCODER, "object": "model", "created": 0,
-                       "owned_by": "sentence-transformers", "collections": []}
+                       "owned_by": "embedstore", "collections": []}
+    assert stock["owned_by"] == "sentence-transformers" and stock["collections"] == []
     assert fake["owned_by"] == "local" and fake["collections"] == ["c"]
     assert client.get(f"/v1/models/{FAKE_SPEC}").json() == fake
     # Another spelling of a served model answers with its id; slashes are part of ids.
-    assert client.get("/v1/models/all-MiniLM-L6-v2").json()["id"] == DEFAULT_ENCODER
+    assert client.get("/v1/models/all-MiniLM-L6-v2").json()["id"] == STOCK_ENCODER
+    assert client.get("/v1/models/minilm-l6-code").json()["id"] == DEFAULT_ENCODER
     assert client.get(f"/v1/models/{DEFAULT_ENCODER}").json() == default
 
 
@@ -121,7 +129,8 @@ def tokenizer() -> Any:
     """The default model's own tokenizer, loaded as a client would load it."""
     from transformers import AutoTokenizer
 
-    folder, _ = bundled_source(DEFAULT_ENCODER) or pytest.fail("the default model is not installed")
+    # The adapter leaves the stock model's tokenizer as it is.
+    folder, _ = bundled_source(STOCK_ENCODER) or pytest.fail("the stock model is not installed")
     return AutoTokenizer.from_pretrained(folder)
 
 
@@ -132,11 +141,11 @@ def openai_client(server: Server) -> openai.OpenAI:
 
 def test_openai_client_lists_and_retrieves_models(openai_client: openai.OpenAI) -> None:
     models = list(openai_client.models.list())
-    assert [m.id for m in models] == [DEFAULT_ENCODER]
+    assert [m.id for m in models] == [DEFAULT_ENCODER, STOCK_ENCODER]
     assert models[0].object == "model" and models[0].model_extra == {"collections": ["notes"]}
-    assert openai_client.models.retrieve("all-MiniLM-L6-v2").id == DEFAULT_ENCODER
+    assert openai_client.models.retrieve("all-MiniLM-L6-v2").id == STOCK_ENCODER
     # The client percent-encodes the slash of a hub name; the route takes it back.
-    assert openai_client.models.retrieve(DEFAULT_ENCODER).owned_by == "sentence-transformers"
+    assert openai_client.models.retrieve(DEFAULT_ENCODER).owned_by == "embedstore"
     with pytest.raises(openai.NotFoundError, match="not served here"):
         openai_client.models.retrieve("text-embedding-3-small")
 
@@ -147,7 +156,7 @@ def test_float_and_base64_give_the_same_vectors(
     as_float = openai_client.embeddings.create(
         model="all-MiniLM-L6-v2", input=TEXTS, encoding_format="float")
     got = np.array([d.embedding for d in as_float.data], dtype=np.float32)
-    expected = load_encoder(None).encode(TEXTS)
+    expected = load_encoder("all-MiniLM-L6-v2").encode(TEXTS)
     np.testing.assert_allclose(got, expected, atol=1e-5)
     # Raw HTTP, so the client's own base64 decoding is not what is tested.
     raw = httpx.post(f"{server.url}/v1/embeddings", json={
@@ -184,7 +193,7 @@ def test_token_ids_get_the_models_document_prompt_as_text_does(
     tmp_path: Path, tokenizer: Any,
 ) -> None:
     """A model with prompts: the default model's files under a config that adds them."""
-    source, _ = bundled_source(DEFAULT_ENCODER) or pytest.fail("the default model is not installed")
+    source, _ = bundled_source(STOCK_ENCODER) or pytest.fail("the stock model is not installed")
     folder = tmp_path / "prompted"
     folder.mkdir()
     for item in Path(source).iterdir():
@@ -207,7 +216,7 @@ def test_token_ids_get_the_models_document_prompt_as_text_does(
         np.testing.assert_allclose(
             embed(str(folder), tokenizer(text, add_special_tokens=False)["input_ids"]),
             prompted, atol=1e-5)
-        assert float(prompted @ embed(DEFAULT_ENCODER, text)) < 0.999  # the prompt counts
+        assert float(prompted @ embed(STOCK_ENCODER, text)) < 0.999  # the prompt counts
 
 
 def test_ids_outside_the_vocabulary_are_422_naming_tiktoken(server: Server) -> None:
@@ -237,7 +246,7 @@ def test_langchain_openai_embeddings_against_the_server(server: Server) -> None:
     )
     documents = np.array(embeddings.embed_documents(TEXTS), dtype=np.float32)  # 2 requests
     query = np.array(embeddings.embed_query("where are settings merged?"), dtype=np.float32)
-    encoder = load_encoder(None)
+    encoder = load_encoder("all-MiniLM-L6-v2")
     # Encoded in LangChain's groups of two: padding in a bf16 batch moves the last digits.
     expected = np.concatenate([encoder.encode(TEXTS[:2]), encoder.encode(TEXTS[2:])])
     np.testing.assert_allclose(documents, expected, atol=1e-5)

