@@ -29,6 +29,7 @@ _ADAPTED = {CODE_ENCODER: (STOCK_ENCODER, Path(__file__).with_name("code_adapter
 ADAPTER_DIGEST_CHARS = 8
 
 
+@functools.cache
 def _shipped_id(name: str) -> str:
     """``name@<first digits of the weights' sha256>``, as the adapter's config records it."""
     config = json.loads((_ADAPTED[name][1] / "adapter.json").read_text())
@@ -123,6 +124,10 @@ def model_source(spec: str) -> ModelSource:
             f"{spec} is an adapter this install does not ship (it has {shipped}): "
             f"re-index the collection with --rebuild, or install the embedstore that shipped it"
         )
+    from embedstore.encoders.adapter import weights_digest  # imports torch: loads only
+
+    if not weights_digest(folder).startswith(spec.partition("@")[2]):
+        raise EncoderLoadError(f"{folder} does not hold the weights {spec} names: reinstall")
     source = model_source(base)
     return ModelSource(source.source, f"{source.revision or base} + {shipped}", folder)
 
