@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.fuzz import FUZZ_KEY, fuzz_app, run_schemathesis
+from tests.api.fuzz import FUZZ_KEY, engine_crashed, fuzz_app, run_schemathesis
 from tests.api.server import serving_in_thread
 
 # Cases per operation, and a time budget in seconds per run: under 2 minutes for both
@@ -28,3 +28,26 @@ def test_schemathesis_checks_all_find_no_failure(tmp_path: Path, api_key: str | 
                                api_key=api_key)
     assert run.returncode == 0, run.output[-12000:]
     assert run.cases is not None and run.cases > 250, run.output[-2000:]
+
+
+_ENGINE_CRASH = """Runtime Error
+
+tuple index out of range
+
+    Traceback (most recent call last):
+      File "/x/site-packages/schemathesis/engine/run/unit/_hypothesis_executor.py", line 51
+        test_function(ctx=ctx, scenario=scenario, errors=errors, pending_events=pending_events)
+      File "/x/site-packages/hypothesis/internal/conjecture/optimiser.py", line 124
+        node = self.current_data.nodes[i]
+    IndexError: tuple index out of range
+"""
+
+_SERVER_BUG = _ENGINE_CRASH.replace(
+    "/x/site-packages/hypothesis/internal/conjecture/optimiser.py", "/x/embedstore/api/app.py")
+
+
+def test_only_a_crash_inside_hypothesis_counts_as_the_engine_crashing() -> None:
+    assert engine_crashed(_ENGINE_CRASH)
+    assert not engine_crashed(_SERVER_BUG)
+    assert not engine_crashed(_ENGINE_CRASH + "\nFailures:\n  ❌ Server error: 1\n")
+    assert not engine_crashed("Test cases:\n  10 generated, 10 passed\n")
