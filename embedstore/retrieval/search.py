@@ -167,8 +167,12 @@ def best_piece(
         vectors = db.from_blobs([p.vector for p in pieces], dim)  # (n, d)
         scores = vectors @ query_vector[0]  # (n,)
     else:
+        # The piece holding most of the query's terms, each found as a substring: splitting
+        # every piece into terms cost more than the search itself (a codec's table is
+        # hundreds of pieces).
         wanted = set(index_terms(query))
-        scores = np.array([len(wanted.intersection(index_terms(p.text))) for p in pieces])
+        lowered = [p.text.lower() for p in pieces]
+        scores = np.array([sum(term in text for term in wanted) for text in lowered])
     best = pieces[int(np.argmax(scores))]
     return best.start_line, best.end_line
 

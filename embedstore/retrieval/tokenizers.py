@@ -50,7 +50,7 @@ def _hugging_face(folder: Path) -> TokenCounter:
     tokenizer.no_padding()
 
     def count(texts: list[str]) -> list[int]:
-        return [len(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+        return [len(e.ids) for e in tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
 
     return count
 

@@ -9,6 +9,7 @@ import pytest
 from embedstore.chunking.symbols import extract_symbols
 from embedstore.errors import UserInputError
 from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.retrieval import code_context
 from embedstore.retrieval.code_context import context_for_code, nearness
 from embedstore.retrieval.context import RagContext
 from embedstore.retrieval.filters import SearchFilters
@@ -202,3 +203,16 @@ def test_a_name_on_a_multi_line_imports_lines_is_not_yet_used() -> None:
     code = "from pkg.helpers import (\n    slugify,\n)\n\nvalue = 1\n"
     bound = {n for ref in extract_symbols(code, "python").imports for n in ref.lines}
     assert "slugify" not in nearness(code, bound) and "value" in nearness(code, bound)
+
+
+def test_answers_do_not_depend_on_how_many_files_are_kept_read(
+    collection: Collection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """File texts are kept in a bounded cache; one that keeps a single file (evicting on
+    every read of another) gives the same answer."""
+    wide = context_for_code(collection, MAIN, path="app/main.py", max_tokens=2000)
+    monkeypatch.setattr(code_context, "MAX_CACHED_FILES", 1)
+    code_context._CACHE.clear()
+    narrow = context_for_code(collection, MAIN, path="app/main.py", max_tokens=2000)
+    assert narrow.text == wide.text and read_lines(narrow) == read_lines(wide)
+    assert len(code_context._CACHE[collection][1]["files"]) == 1  # type: ignore[arg-type]

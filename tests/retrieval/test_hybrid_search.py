@@ -9,7 +9,8 @@ import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.filters import SearchFilters
-from embedstore.retrieval.search import search
+from embedstore.retrieval.search import best_piece, search
+from embedstore.store import db
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
@@ -104,3 +105,13 @@ def test_bad_mode_and_k_list_what_is_valid(store: Store) -> None:
         search(collection, "x", mode="fuzzy")
     with pytest.raises(ValueError, match="between 1 and 1000"):
         search(collection, "x", k=0)
+
+
+def test_without_a_vector_the_piece_with_most_of_the_querys_terms_matches() -> None:
+    pieces = [
+        db.PieceRow(1, 1, 40, "def decode(data):\n    return table[data]", b""),
+        db.PieceRow(1, 41, 80, "    0x00: 'NULL',\n    0x01: 'START OF HEADING',", b""),
+        db.PieceRow(1, 81, 99, "def encoding_table(charmap):\n    return Codec(charmap)", b""),
+    ]
+    assert best_piece(pieces, "build the encoding tables from a charmap", None, 0) == (81, 99)
+    assert best_piece(pieces, "heading", None, 0) == (41, 80)
