@@ -27,6 +27,7 @@ import dataclasses
 import itertools
 import math
 import re
+import sqlite3
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -44,7 +45,7 @@ from embedstore.retrieval.context import (
     render,
 )
 from embedstore.retrieval.filters import SearchFilters
-from embedstore.retrieval.search import search
+from embedstore.retrieval.search import allowed_file_ids, lexical_hits
 from embedstore.retrieval.tokenizers import load_tokenizer
 from embedstore.store import db, symbol_table
 from embedstore.store.collection import Collection
@@ -211,7 +212,7 @@ def _structural(
         # most (`events.get_running_loop`, `from . import events` elsewhere) come first.
         uses = symbol_table.member_uses(conn, sorted({ref.alias, *map(_stem, modules)}))
         most = math.log1p(max(uses.values(), default=0))
-        for row in symbol_table.definitions_in(conn, modules):
+        for row in _definitions_in(collection, modules):
             if row.qualname != row.name:
                 continue  # members come with their class
             reach = near.get(row.name if ref.name == "*" else f"{ref.alias}.{row.name}", 0.0)
@@ -268,7 +269,7 @@ def _follow(
         # submodule x (whose own definitions may include an x, as ElementTree's does).
         modules = [t for t in targets if _stem(t) == name]
         owners = [t for t in targets if t not in modules]
-        rows = [r for r in symbol_table.definitions_in(conn, owners)
+        rows = [r for r in _definitions_in(collection, owners)
                 if r.name == name and r.qualname == name]
         if rows:
             return rows, []
@@ -295,7 +296,7 @@ def _add_members(
     classes = [c for c in candidates.values() if c.row.kind == "class"]
     if not classes:
         return
-    rows = symbol_table.definitions_in(collection.conn, sorted({c.row.path for c in classes}))
+    rows = _definitions_in(collection, sorted({c.row.path for c in classes}))
     # `obj.method` near the cursor: the nearest use of each attribute name.
     attribute_near: dict[str, float] = {}
     for name, weight in near.items():
@@ -329,9 +330,11 @@ def _add_similar(
     window = "\n".join(code.rstrip("\n").split("\n")[-SIMILAR_WINDOW_LINES:]).strip()
     if not window:
         return
+    # Units, not search results: which piece of a long unit matched does not matter here.
     # The edited file is dropped after the search: a file filter costs more than the search.
-    hits = [h for h in search(collection, window, SIMILAR_HITS + 5, mode="lexical", filters=rules)
-            if h.path != path][:SIMILAR_HITS]
+    ranked = lexical_hits(collection, window, SIMILAR_HITS + 5, allowed_file_ids(collection, rules))
+    rows = db.unit_rows(collection.conn, [unit_id for unit_id, _ in ranked])
+    hits = [rows[i] for i, _ in ranked if i in rows and rows[i].path != path][:SIMILAR_HITS]
     used: dict[str, float] = {}
     for rank, hit in enumerate(hits):  # best first: a name keeps its best hit's weight
         for name in _NAME.findall(hit.text):
@@ -571,18 +574,34 @@ def _paths(collection: Collection) -> frozenset[str]:
 
 
 def _lines(collection: Collection, path: str) -> dict[int, str]:
-    """A file's lines by number, the most recently read files kept."""
-    files = _cached(collection, "files", OrderedDict)
+    got = _of_file(collection, "lines", path, symbol_table.file_lines)
+    assert isinstance(got, dict)
+    return got
+
+
+def _definitions_in(collection: Collection, paths: Iterable[str]) -> list[DefinitionRow]:
+    """Every definition of the files at ``paths``, by path, then in source order."""
+    found: list[DefinitionRow] = []
+    for path in sorted(set(paths)):
+        rows = _of_file(collection, "definitions", path,
+                        lambda conn, path: symbol_table.definitions_in(conn, [path]))
+        assert isinstance(rows, list)
+        found.extend(rows)
+    return found
+
+
+def _of_file(collection: Collection, kind: str, path: str,
+             read: Callable[[sqlite3.Connection, str], object]) -> object:
+    """What ``read`` makes of one file, the most recently used files' kept."""
+    files = _cached(collection, kind, OrderedDict)
     assert isinstance(files, OrderedDict)
     if path in files:
         files.move_to_end(path)
     else:
-        files[path] = symbol_table.file_lines(collection.conn, path)
+        files[path] = read(collection.conn, path)
         if len(files) > MAX_CACHED_FILES:
             files.popitem(last=False)
-    got = files[path]
-    assert isinstance(got, dict)
-    return got
+    return files[path]
 
 
 def _token_costs(collection: Collection, tokenizer: str) -> _TokenCosts:

@@ -114,10 +114,11 @@ def _definitions_where(
     if not values:
         return []
     marks = ",".join("?" * len(values))
+    # fetchall steps through the rows in C: iterating runs Python per row.
     return [DefinitionRow(*r) for r in conn.execute(
         f"SELECT {_DEFINITION_COLUMNS} FROM definitions d JOIN files f ON f.id = d.file_id "
         f"WHERE {column} IN ({marks}) {order}", list(values),
-    )]
+    ).fetchall()]
 
 
 def imports_of(conn: sqlite3.Connection, path: str) -> list[ImportRow]:
@@ -153,7 +154,7 @@ def file_lines(conn: sqlite3.Connection, path: str) -> dict[int, str]:
     rows = conn.execute(
         "SELECT u.start_line, u.text FROM units u JOIN files f ON f.id = u.file_id "
         "WHERE f.path = ?", (path,),
-    )
+    ).fetchall()
     for start, text in rows:
         for i, line in enumerate(text.split("\n")):
             lines.setdefault(start + i, line)

@@ -215,4 +215,4 @@ def test_answers_do_not_depend_on_how_many_files_are_kept_read(
     code_context._CACHE.clear()
     narrow = context_for_code(collection, MAIN, path="app/main.py", max_tokens=2000)
     assert narrow.text == wide.text and read_lines(narrow) == read_lines(wide)
-    assert len(code_context._CACHE[collection][1]["files"]) == 1  # type: ignore[arg-type]
+    assert len(code_context._CACHE[collection][1]["lines"]) == 1  # type: ignore[arg-type]
