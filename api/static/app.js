@@ -8,7 +8,7 @@ const keyInput = $("api-key");
 keyInput.value = localStorage.getItem("embedstore-key") || "";
 keyInput.addEventListener("change", () => {
   localStorage.setItem("embedstore-key", keyInput.value);
-  loadCollections();
+  collectionsListed = loadCollections();
 });
 
 const MODES = ["hybrid", "dense", "lexical"];
@@ -22,6 +22,8 @@ const ALL = "*";
 const MAX_EXAMPLES = 6;
 
 let collectionNames = [];
+// The latest listing of the collections: a search submitted before it arrives waits for it.
+let collectionsListed = Promise.resolve();
 
 async function api(path, body) {
   const headers = { "Content-Type": "application/json" };
@@ -481,9 +483,12 @@ function markTerms(code, pattern) {
 
 // --- Wiring
 
-$("search-form").addEventListener("submit", (event) => {
+$("search-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const state = formState();
+  // What was typed, read before the wait: the list's arrival shows the URL's state.
+  const typed = formState();
+  await collectionsListed;
+  const state = { ...typed, collection: typed.collection || $("collection").value };
   if (!state.collection || !state.q) return;
   localStorage.setItem(COLLECTION_KEY, state.collection);
   shownKey = null;  // Search pressed again runs the search again (the index may have changed)
@@ -517,4 +522,5 @@ function showURLState() {
   else if (panel === "file") showPanel(panelBeforeFile);
 }
 
-loadCollections().then(showURLState);
+collectionsListed = loadCollections();
+collectionsListed.then(showURLState);

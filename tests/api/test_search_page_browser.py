@@ -97,3 +97,28 @@ def test_a_long_function_shows_its_range_its_head_and_how_many_lines_are_folded(
         more.click()
         expect(hit.locator(".line:visible")).to_have_count(total)
         expect(more).to_have_text("show less")
+
+
+def test_a_search_sent_before_the_collections_are_listed_runs_when_they_are(
+    page_server: Server,
+) -> None:
+    """A slow server: Enter pressed before the collection picker is filled still searches."""
+    from playwright.sync_api import Route, expect, sync_playwright
+
+    held: list[Route] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            # The listing waits until the test releases it.
+            page.route("**/v1/collections", lambda route: held.append(route))
+            page.goto(page_server.url + "/")
+            page.fill("#query", "split a string using shell-like syntax")
+            page.click("button[type=submit]")
+            expect(page.locator("#collection option")).to_have_count(0)
+            assert len(held) == 1
+            held[0].continue_()
+            expect(page.locator(".hit").first).to_be_visible()
+            assert "collection=stdlib" in page.url
+        finally:
+            browser.close()
