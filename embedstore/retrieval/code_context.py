@@ -296,7 +296,12 @@ def _add_members(
     classes = [c for c in candidates.values() if c.row.kind == "class"]
     if not classes:
         return
-    rows = _definitions_in(collection, sorted({c.row.path for c in classes}))
+    # Members by (file, class): a class of the same name in another file has its own.
+    members_of: dict[tuple[str, str], list[DefinitionRow]] = {}
+    for row in _definitions_in(collection, {c.row.path for c in classes}):
+        owner, dot, _ = row.qualname.rpartition(".")
+        if dot:
+            members_of.setdefault((row.path, owner), []).append(row)
     # `obj.method` near the cursor: the nearest use of each attribute name.
     attribute_near: dict[str, float] = {}
     for name, weight in near.items():
@@ -304,9 +309,7 @@ def _add_members(
             last = name.rsplit(".", 1)[1]
             attribute_near[last] = max(attribute_near.get(last, 0.0), weight)
     for cls in classes:
-        prefix = cls.row.qualname + "."
-        members = [r for r in rows if r.qualname.startswith(prefix)
-                   and r.qualname.count(".") == cls.row.qualname.count(".") + 1]
+        members = members_of.get((cls.row.path, cls.row.qualname), [])
         # An outline cut short keeps what a caller needs first: the members used near the
         # cursor, the constructor, the public ones, then the rest, each in source order.
         cls.members = sorted(members, key=lambda m: (

@@ -216,3 +216,21 @@ def test_answers_do_not_depend_on_how_many_files_are_kept_read(
     narrow = context_for_code(collection, MAIN, path="app/main.py", max_tokens=2000)
     assert narrow.text == wide.text and read_lines(narrow) == read_lines(wide)
     assert len(code_context._CACHE[collection][1]["lines"]) == 1  # type: ignore[arg-type]
+
+
+def test_a_class_outline_lists_its_own_members_not_a_namesakes(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "twins"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "web.py").write_text(
+        "class Config:\n    def load_routes(self):\n        return []\n")
+    (root / "pkg" / "db.py").write_text(
+        "class Config:\n    def open_pool(self):\n        return None\n")
+    store = Store(tmp_path / "store")
+    index_folder(store, root, IndexOptions(name="t", encoder=FAKE_SPEC))
+    code = "from pkg.web import Config\nfrom pkg.db import Config as DbConfig\n\nc = Config()\n"
+    candidates = code_context._structural(store.open("t"), code, "", "app.py", "python")
+    members = {c.row.path: [m.name for m in c.members] for c in candidates.values()
+               if c.row.kind == "class"}
+    assert members == {"pkg/web.py": ["load_routes"], "pkg/db.py": ["open_pool"]}
