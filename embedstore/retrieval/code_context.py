@@ -491,7 +491,8 @@ def _pack(
     packer.prefetch([(row, [n for part in pieces for n in part]) for row, pieces in parts])
     outlines = [(row, packer.first_within(row.path, pieces, max_tokens // (rank + 2) ** 2))
                 for rank, (row, pieces) in enumerate(parts)]
-    bodies = [(c.row, list(range(c.row.start_line, c.row.end_line + 1)))
+    bodies = [(c.row, _owner_header(collection, c.row)
+               + list(range(c.row.start_line, c.row.end_line + 1)))
               for c in ranked[:MAX_BODIES] if c.row.kind != "class"]
     outline_limit = int(max_tokens * OUTLINE_SHARE)
     outlined = 0
@@ -518,12 +519,24 @@ def _pack(
 
 
 def _outline(collection: Collection, cand: Candidate, *, with_doc: bool) -> list[list[int]]:
-    """Signature lines and the first docstring line; a class adds its members' signatures,
+    """Signature lines and the first docstring line, after the class header of a member (a
+    lone `path: str` says nothing of whose it is); a class adds its members' signatures,
     one piece each."""
-    pieces = [_signature(collection, cand.row, with_doc=with_doc)]
+    pieces = [_owner_header(collection, cand.row) + _signature(collection, cand.row,
+                                                               with_doc=with_doc)]
     for member in cand.members[:MAX_MEMBERS]:
         pieces.append(list(range(member.start_line, member.signature_end_line + 1)))
     return pieces
+
+
+def _owner_header(collection: Collection, row: DefinitionRow) -> list[int]:
+    owner, dot, _ = row.qualname.rpartition(".")
+    if not dot:
+        return []
+    for other in _definitions_in(collection, [row.path]):
+        if other.qualname == owner and other.start_line < row.start_line <= other.end_line:
+            return list(range(other.start_line, other.signature_end_line + 1))
+    return []
 
 
 def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) -> list[int]:

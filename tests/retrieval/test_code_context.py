@@ -234,3 +234,24 @@ def test_a_class_outline_lists_its_own_members_not_a_namesakes(
     members = {c.row.path: [m.name for m in c.members] for c in candidates.values()
                if c.row.kind == "class"}
     assert members == {"pkg/web.py": ["load_routes"], "pkg/db.py": ["open_pool"]}
+
+
+def test_a_member_shown_on_its_own_comes_under_its_class_header(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "fields"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "rows.py").write_text(
+        "class Row:\n    \"\"\"A stored row.\"\"\"\n\n    path: str\n    size: int\n")
+    store = Store(tmp_path / "store")
+    index_folder(store, root, IndexOptions(name="f", encoder=FAKE_SPEC))
+    code = "from pkg.rows import Row\n\n\ndef show(row: Row) -> str:\n    return row.path\n"
+    words = lambda texts: [len(t.split()) for t in texts]  # noqa: E731
+    shown = []
+    for budget in range(8, 20):  # the field used on the last line ranks first
+        text = context_for_code(store.open("f"), code, path="app.py", max_tokens=budget,
+                                tokenizer=words, similar=False).text
+        if "path: str" in text:
+            shown.append(budget)
+            assert text.index("class Row:") < text.index("path: str"), text
+    assert shown and min(shown) < 16  # before the whole class outline fits
