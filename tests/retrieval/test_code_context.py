@@ -77,6 +77,17 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def indexed(tmp_path: Path, files: dict[str, str]) -> Collection:
+    """A collection of ``files`` (path -> text), with the fake encoder."""
+    root = tmp_path / "small"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    store = Store(tmp_path / "store")
+    index_folder(store, root, IndexOptions(name="small", encoder=FAKE_SPEC))
+    return store.open("small")
+
+
 @pytest.fixture
 def collection(repo: Path, tmp_path: Path, fake_encoder: FakeEncoder) -> Collection:
     store = Store(tmp_path / "store")
@@ -221,16 +232,12 @@ def test_answers_do_not_depend_on_how_many_files_are_kept_read(
 def test_a_class_outline_lists_its_own_members_not_a_namesakes(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
-    root = tmp_path / "twins"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "web.py").write_text(
-        "class Config:\n    def load_routes(self):\n        return []\n")
-    (root / "pkg" / "db.py").write_text(
-        "class Config:\n    def open_pool(self):\n        return None\n")
-    store = Store(tmp_path / "store")
-    index_folder(store, root, IndexOptions(name="t", encoder=FAKE_SPEC))
+    collection = indexed(tmp_path, {
+        "pkg/web.py": "class Config:\n    def load_routes(self):\n        return []\n",
+        "pkg/db.py": "class Config:\n    def open_pool(self):\n        return None\n",
+    })
     code = "from pkg.web import Config\nfrom pkg.db import Config as DbConfig\n\nc = Config()\n"
-    candidates = code_context._structural(store.open("t"), code, "", "app.py", "python")
+    candidates = code_context._structural(collection, code, "", "app.py", "python")
     members = {c.row.path: [m.name for m in c.members] for c in candidates.values()
                if c.row.kind == "class"}
     assert members == {"pkg/web.py": ["load_routes"], "pkg/db.py": ["open_pool"]}
@@ -239,17 +246,14 @@ def test_a_class_outline_lists_its_own_members_not_a_namesakes(
 def test_a_member_shown_on_its_own_comes_under_its_class_header(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
-    root = tmp_path / "fields"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "rows.py").write_text(
-        "class Row:\n    \"\"\"A stored row.\"\"\"\n\n    path: str\n    size: int\n")
-    store = Store(tmp_path / "store")
-    index_folder(store, root, IndexOptions(name="f", encoder=FAKE_SPEC))
+    collection = indexed(tmp_path, {
+        "pkg/rows.py": 'class Row:\n    """A stored row."""\n\n    path: str\n    size: int\n',
+    })
     code = "from pkg.rows import Row\n\n\ndef show(row: Row) -> str:\n    return row.path\n"
     words = lambda texts: [len(t.split()) for t in texts]  # noqa: E731
     shown = []
     for budget in range(8, 20):  # the field used on the last line ranks first
-        text = context_for_code(store.open("f"), code, path="app.py", max_tokens=budget,
+        text = context_for_code(collection, code, path="app.py", max_tokens=budget,
                                 tokenizer=words, similar=False).text
         if "path: str" in text:
             shown.append(budget)
