@@ -559,7 +559,8 @@ def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) ->
 _CACHE: weakref.WeakKeyDictionary[Collection, tuple[int, dict[str, object]]] = (
     weakref.WeakKeyDictionary()
 )
-# File texts kept per collection at most (a few hundred KiB each at worst).
+# Files whose lines, and apart whose definitions, are kept per collection at most (a few
+# hundred KiB each at worst).
 MAX_CACHED_FILES = 512
 # Line counts kept per tokenizer and collection at most (some 20 MiB).
 MAX_COUNTED_LINES = 200_000
