@@ -79,7 +79,7 @@ def engine_crashed(output: str) -> bool:
     tracebacks = output.split("Traceback (most recent call last):")[1:]
     if not tracebacks or "Failures:" in output:
         return False
-    return all(_last_frame(tb).find("/hypothesis/internal/") >= 0 for tb in tracebacks)
+    return all("/hypothesis/internal/" in _last_frame(tb) for tb in tracebacks)
 
 
 def _last_frame(traceback: str) -> str:
