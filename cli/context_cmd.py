@@ -19,6 +19,7 @@ from embedstore.cli.common import (
     open_collections,
     print_json,
 )
+from embedstore.cli.cursor import cursor_code, parse_at
 from embedstore.cli.search_args import (
     ContextFormat,
     ExcludeOption,
@@ -99,6 +100,7 @@ def context(
         raise typer.BadParameter("give exactly one of QUERY, --at or --code")
     if path is not None and code is None:
         raise typer.BadParameter("--path goes with --code", param_hint="'--path'")
+    cursor = parse_at(at) if at is not None else None  # before any collection opens
     collections = open_collections(store, names)
     filters = make_filters(collections, mode, include, exclude, language, None)
     # Lazy: `context --help` never loads the retrieval layer.
@@ -117,10 +119,10 @@ def context(
             collections[0], query, max_tokens, mode=mode, filters=filters, count_tokens=count
         )
     else:
-        file = Path(at.rpartition(":")[0]) if at else None
-        collection = collection_for(collections, file)
+        collection = collection_for(collections, cursor.file if cursor else None)
         answered_by = collection.name
-        before, after, rel_path = cursor_code(at, code, path, collection.manifest.source_root)
+        root = collection.manifest.source_root
+        before, after, rel_path = cursor_code(cursor, code, path, root)
         packed = context_for_code(
             collection, before, code_after=after, path=rel_path, max_tokens=max_tokens,
             tokenizer=tokenizer, filters=filters,
@@ -156,36 +158,3 @@ def collection_for(collections: list[Collection], file: Path | None) -> Collecti
         "the file: choose one with --name"
     )
 
-
-def cursor_code(
-    at: str | None, code: str | None, path: str | None, source_root: str | None
-) -> tuple[str, str | None, str | None]:
-    """(code before the cursor, code after it, the file's path in the collection)."""
-    if code is not None:
-        text = sys.stdin.read() if code == "-" else read_text(Path(code))
-        return text, None, path
-    assert at is not None
-    file, _, line = at.rpartition(":")
-    if not file or not line.isdigit() or int(line) < 1:
-        raise typer.BadParameter(f"expected PATH:LINE, got {at!r}", param_hint="'--at'")
-    on_disk = Path(file)
-    lines = read_text(on_disk).split("\n")
-    cut = min(int(line), len(lines) + 1) - 1
-    before = "\n".join(lines[:cut]) + ("\n" if cut else "")
-    return before, "\n".join(lines[cut:]), collection_path(on_disk, source_root)
-
-
-def read_text(file: Path) -> str:
-    try:
-        return file.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise UserInputError(f"cannot read {str(file)!r}: {exc.strerror}") from None
-
-
-def collection_path(file: Path, source_root: str | None) -> str | None:
-    """``file`` relative to the indexed folder, if it lies in it."""
-    if source_root is None:
-        return None
-    resolved = file.resolve()
-    root = Path(source_root)
-    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else None

@@ -33,7 +33,7 @@ def plot(
         "--query", "-q", metavar="QUERY",
         help="Mark this query and draw lines to its top-k hits (repeatable).",
     )] = None,
-    k: Annotated[int, typer.Option("-k", "--k", help="Hits per query.")] = DEFAULT_K,
+    k: Annotated[int, typer.Option("-k", "--top", help="Hits per query.")] = DEFAULT_K,
     png: Annotated[Path | None, typer.Option(
         "--png", help="Also write a static PNG image (matplotlib).",
     )] = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -38,7 +39,8 @@ ExcludeOption = Annotated[
 LanguageOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--language", "-l", metavar="LANG",
+        # -t as rg's --type: -l is --files-with-matches in `search`, as in rg.
+        "--language", "-t", metavar="LANG",
         help="Only definitions in this language, e.g. python (repeatable).",
     ),
 ]
@@ -98,9 +100,11 @@ def _check_languages(collections: Sequence[Collection], languages: list[str]) ->
     if unknown:
         where = (f"collection {collections[0].name!r}" if len(collections) == 1
                  else "these collections")
+        near = difflib.get_close_matches(unknown[0], present, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
         raise typer.BadParameter(
-            f"{', '.join(map(repr, unknown))} is not a language of {where}; "
-            f"valid here: {', '.join(present) or 'none, it is empty'}",
+            f"{', '.join(map(repr, unknown))} is not a language of {where}{hint} "
+            f"(valid here: {', '.join(present) or 'none, it is empty'})",
             param_hint="'--language'",
         )
 

@@ -19,6 +19,7 @@ from typer._click import exceptions as click_errors
 from typer.core import TyperGroup
 
 from embedstore.cli.common import print_error
+from embedstore.cli.global_options import hoist_global_options
 
 
 class OneLineUsageErrors(TyperGroup):
@@ -33,6 +34,7 @@ class OneLineUsageErrors(TyperGroup):
         windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
+        args = hoist_global_options(sys.argv[1:] if args is None else args)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         try:

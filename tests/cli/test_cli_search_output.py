@@ -107,9 +107,11 @@ def test_vimgrep_points_from_the_current_folder_at_the_matched_line(
     assert text == SOURCE[int(number) - 1] and "# accumulate step" in text
 
 
-def test_an_unknown_language_is_refused_with_the_valid_ones(store: Path) -> None:
+def test_an_unknown_language_is_refused_with_the_nearest_and_the_valid_ones(store: Path) -> None:
     stderr = fail(store, "--language", "pyhton")
-    assert "'pyhton' is not a language of collection 'repo'; valid here: python" in stderr
+    assert ("'pyhton' is not a language of collection 'repo'; did you mean 'python'? "
+            "(valid here: python)") in stderr
+    assert "did you mean" not in fail(store, "--language", "cobol")
 
 
 def test_a_cosine_floor_is_refused_where_no_cosine_is_scored(store: Path) -> None:
