@@ -1,14 +1,17 @@
 """`embedstore eval --task completion` on real code: does the context hold what the next line uses?
 
-    python bench/completion.py [--set stdlib|validation] [--max-cases 200] [--seed 0]
+    python bench/completion.py [--set stdlib|validation|validation-multi|train-multi]
+                               [--repos DIR] [--label NAME] [--max-cases 200] [--seed 0]
                                [--rows "no retrieval,context, last 30 lines,..."]
 
 stdlib: packages of this Python's standard library (tests excluded), each a repository.
-validation: the 12 pinned packages of ../shared/eval/fetch_repos.py, fetched into
-bench/work/validation when missing. Each repository is indexed with the default model
-into bench/work/completion/<set>/ and reused on later runs. Writes
-bench/results/completion.{md,json}, one section per set; a set not run keeps its last
-results there.
+validation, validation-multi, train-multi: the pinned repositories of
+../shared/eval/fetch_repos.py, read from --repos (default bench/work/<set>, fetched there
+when missing). The -multi sets (TypeScript, Go, Rust) are scored per language: each
+language's repositories pooled, and each on its own. Each repository is indexed with the
+default model into bench/work/completion/<set>/<label>/ and reused on later runs. Writes
+bench/results/completion.{md,json} (Python) or completion_multi.{md,json} (-multi sets), one
+section per set and --label; a section not run keeps its last results there.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ import re
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
 from stdlib_corpus import stdlib_copy
 
 from embedstore.evaluation.completion import ROWS, check_rows, markdown_report, run_completion
+from embedstore.ingest.sources import walk_sources
 
 HERE = Path(__file__).resolve().parent
 FETCH = HERE.parent.parent / "shared" / "eval" / "fetch_repos.py"
@@ -33,24 +38,37 @@ STDLIB_PACKAGES = (
     "asyncio", "ctypes", "email", "http", "importlib", "json", "logging", "multiprocessing",
     "tomllib", "unittest", "urllib", "xml",
 )
+MULTI_SETS = ("validation-multi", "train-multi")
 # A row's own name may hold ", " ("context, last 8 lines"); rows are separated by a bare ",".
 _ROW_SEPARATOR = re.compile(r",(?! )")
+# JavaScript and TSX repositories are scored with TypeScript's.
+_LANGUAGE_GROUPS = {"javascript": "typescript", "tsx": "typescript"}
+_SCORED = ("python", "typescript", "go", "rust", "java")
 
 
-def repositories(which: str) -> list[Path]:
+def repositories(which: str, folder: Path | None) -> list[Path]:
     if which == "stdlib":
         corpus = stdlib_copy(HERE / "work" / "Lib")
         return [corpus / name for name in STDLIB_PACKAGES if (corpus / name).is_dir()]
-    folder = HERE / "work" / "validation"
+    folder = folder or HERE / "work" / which
     if not folder.is_dir():
-        subprocess.run([sys.executable, str(FETCH), str(folder)], check=True)
+        subprocess.run([sys.executable, str(FETCH), str(folder), "--set", which], check=True)
     return sorted(p for p in folder.iterdir() if p.is_dir())
+
+
+def main_language(repo: Path) -> str:
+    """The language most of the repository's scored source files are in."""
+    counts = Counter(_LANGUAGE_GROUPS.get(s.language, s.language) for s in walk_sources(repo))
+    scored = [(n, language) for language, n in counts.items() if language in _SCORED]
+    return max(scored)[1] if scored else "text"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="code-completion context benchmark")
-    parser.add_argument("--set", dest="which", choices=("stdlib", "validation"),
-                        default="validation")
+    parser.add_argument("--set", dest="which",
+                        choices=("stdlib", "validation", *MULTI_SETS), default="validation")
+    parser.add_argument("--repos", type=Path, help="the set's repositories [bench/work/<set>]")
+    parser.add_argument("--label", default="", help="names this run's section (which code)")
     parser.add_argument("--max-cases", type=int, default=200, help="cursors per repository")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rows", default=",".join(ROWS),
@@ -58,31 +76,46 @@ def main() -> None:
     args = parser.parse_args()
     rows = [r.strip() for r in _ROW_SEPARATOR.split(args.rows)]
     check_rows(rows)
-    repos = repositories(args.which)
-    began = time.perf_counter()
-    report = run_completion(
-        repos, seed=args.seed, max_cases=args.max_cases, rows=rows,
-        work=HERE / "work" / "completion" / args.which,
-    )
-    total = time.perf_counter() - began
-    section = (
-        f"## {args.which}: {', '.join(p.name for p in repos)}\n\n"
-        f"{args.max_cases} cursors at most per repository; indexing {report.index_seconds:.0f} s, "
-        f"total {total:.0f} s.\n\n{markdown_report(report)}"
-    )
+    repos = repositories(args.which, args.repos)
+    groups: dict[str, list[Path]] = {}
+    for repo in repos:
+        language = main_language(repo) if args.which in MULTI_SETS else "python"
+        groups.setdefault(language, []).append(repo)
+    title = args.which + (f", {args.label}" if args.label else "")
+    sections = []
+    stored_json: dict[str, object] = {}
+    for language, members in groups.items():
+        began = time.perf_counter()
+        report = run_completion(
+            members, seed=args.seed, max_cases=args.max_cases, rows=rows,
+            work=HERE / "work" / "completion" / args.which / (args.label or "default"),
+        )
+        total = time.perf_counter() - began
+        head = f"### {language}: " if args.which in MULTI_SETS else ""
+        sections.append(
+            f"{head}{', '.join(p.name for p in members)}\n\n"
+            f"{args.max_cases} cursors at most per repository; indexing "
+            f"{report.index_seconds:.0f} s, total {total:.0f} s.\n\n{markdown_report(report)}"
+        )
+        stored_json[language] = {**asdict(report), "total_seconds": round(total, 1)}
+        print(sections[-1], flush=True)
+    multi = args.which in MULTI_SETS
     out = HERE / "results"
     out.mkdir(exist_ok=True)
-    stored = out / "completion.json"
+    stem = "completion_multi" if multi else "completion"
+    stored = out / f"{stem}.json"
     sets = json.loads(stored.read_text()) if stored.exists() else {}
-    sets[args.which] = {**asdict(report), "total_seconds": round(total, 1), "markdown": section}
+    section = f"## {title}\n\n" + "\n".join(sections)
+    sets[title] = {**(stored_json if multi else stored_json["python"]), "markdown": section}
     stored.write_text(json.dumps(sets, indent=2) + "\n")
-    (out / "completion.md").write_text(
+    usage = "--set validation-multi|train-multi [--label NAME]" if multi \
+        else "--set stdlib|validation"
+    (out / f"{stem}.md").write_text(
         "# Code-completion context benchmark\n\n"
-        "`python bench/completion.py --set stdlib|validation`; see embedstore/evaluation/"
+        f"`python bench/completion.py {usage}`; see embedstore/evaluation/"
         "completion.py for what a case and a hit are.\n\n"
         + "\n".join(sets[name]["markdown"] for name in sorted(sets))
     )
-    print(section)
 
 
 if __name__ == "__main__":

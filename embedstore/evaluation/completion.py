@@ -1,34 +1,36 @@
 """Code-at-cursor benchmark, CrossCodeEval-style: does the context hold what the next line uses?
 
-A case is a cursor at the start of a line of a Python file (the target line) that
+A case is a cursor at the start of a line of a source file (the target line) that
 uses a definition from another file of the same repository: a function or class it
 calls (``call``), a method of an object whose class the code before the cursor shows
 (``method``), a constant or class attribute it reads (``attribute``). A retriever
 (a row) builds a context from the code before the cursor; it is a hit when one of
 its blocks holds the definition's ``def``/``class`` line (a constant's assignment
-line). Only the definition's file and line are needed to score, so any Python
-repository makes its own benchmark, with no labelling. The answers come from
-Python's own ``ast``, not from the chunker's symbol tables that code-at-cursor
-reads, so that row is not graded by its own name resolution.
+line; in other languages the line of its name). Only the definition's file and
+line are needed to score, so any repository makes its own benchmark, with no
+labelling. The answers come from a parse of the benchmark's own per language
+(embedstore.evaluation.completion_cases: Python's ``ast``; tree-sitter queries for
+TypeScript/JavaScript, Go, Rust and Java), not from the chunker's symbol tables
+that code-at-cursor reads, so that row is not graded by its own name resolution.
 """
 
 from __future__ import annotations
 
-import ast
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci
+from embedstore.evaluation.completion_cases import FINDERS, FileUses, Use
 from embedstore.evaluation.runner import POOLED, _unique_name, _workspace
 from embedstore.evaluation.window_bm25 import window_context
 from embedstore.ingest.indexer import IndexOptions, index_folder
-from embedstore.ingest.sources import walk_sources
+from embedstore.ingest.sources import SourceFile, walk_sources
 from embedstore.progress import NullProgress, Progress
 from embedstore.retrieval.context import RagContext, context, encoder_prompt_counter
 from embedstore.store.store import Store
@@ -64,79 +66,12 @@ class CompletionCase:
 # -- finding cases ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Definition:
-    path: str
-    line: int
-    name: str
-    kind: str  # "function", "class", "method" or "constant"
-    members: dict[str, _Definition] = field(default_factory=dict)  # a class's
-
-
-@dataclass(frozen=True)
-class _ModuleRef:
-    name: str  # dotted
-
-
-@dataclass(frozen=True)
-class _Instance:
-    cls: _Definition
-    line: int  # the last line of what shows the type: visible to cursors below it
-
-
-# What a name means at a point of a file; None: something this analysis does not follow
-# (a local that hides an import, a module outside the repository...).
-_Binding = _Definition | _ModuleRef | _Instance | None
-
-
-@dataclass
-class _Module:
-    name: str
-    source: str  # the file's text
-    path: str
-    tree: ast.Module
-    definitions: dict[str, _Definition]
-    reexports: dict[str, tuple[str, str]]  # name -> (module, name) it is imported from
-
-
-@dataclass(frozen=True)
-class _Use:
-    line: int
-    column: int
-    kind: str
-    target: _Definition
-
-
-class _Repository:
-    def __init__(self, modules: Sequence[_Module]) -> None:
-        self.modules = {m.name: m for m in reversed(modules)}  # a clash: the first file wins
-
-    def member(
-        self, module: str, name: str, seen: frozenset[tuple[str, str]] = frozenset()
-    ) -> _Definition | _ModuleRef | None:
-        """What ``from module import name`` binds, re-exports followed to their definition.
-
-        A name the module defines or imports comes first, then a submodule of that
-        name, as Python's import system resolves it.
-        """
-        found = self.modules.get(module)
-        if found is not None:
-            if name in found.definitions:
-                return found.definitions[name]
-            origin = found.reexports.get(name)
-            if origin is not None and (module, name) not in seen:
-                resolved = self.member(*origin, seen | {(module, name)})
-                if resolved is not None:
-                    return resolved
-        submodule = f"{module}.{name}"
-        return _ModuleRef(submodule) if submodule in self.modules else None
-
-
 def build_cases(
     root: Path, seed: int = 0, max_cases: int | None = DEFAULT_MAX_CASES
 ) -> list[CompletionCase]:
-    """Cursors of the repository's Python files whose line uses another file's definition.
+    """Cursors of the repository's files whose line uses another file's definition.
 
+    Each language with a finder (completion_cases.FINDERS) reads its own files.
     Only the first use of each definition in a file gives a case (later ones
     repeat it), and one cursor gives one case: of two definitions first used on
     one line, the leftmost. A name whose import cannot be followed to a
@@ -145,287 +80,29 @@ def build_cases(
     (seeded) evenly across the kinds, a kind with too few leaving its share to
     the others.
     """
-    modules = _parse(root)
-    repository = _Repository(modules)
+    by_language: dict[str, list[SourceFile]] = {}
+    for source in walk_sources(root):
+        if source.language in FINDERS:
+            by_language.setdefault(source.language, []).append(source)
     found: list[CompletionCase] = []
-    for module in modules:
-        found.extend(_cases_of(root.name, repository, module))
+    for language, sources in sorted(by_language.items()):
+        for file in FINDERS[language](root, sources):
+            found.extend(_cases_of(root.name, file))
     return _sample(found, seed, max_cases)
 
 
-def _parse(root: Path) -> list[_Module]:
-    sources = [s for s in walk_sources(root) if s.rel_path.endswith(".py")]
-    names = _module_names([s.rel_path for s in sources], root.name)
-    modules = []
-    for source in sources:
-        try:
-            tree = ast.parse(source.text)
-        except (SyntaxError, ValueError):  # not Python 3, or a NUL byte
-            continue
-        module = _Module(names[source.rel_path], source.text, source.rel_path, tree, {}, {})
-        for stmt in _top_level(tree.body):
-            for name, definition in _defined(source.rel_path, stmt, None):
-                # The first: a fallback further down is not the one a reader finds first.
-                module.definitions.setdefault(name, definition)
-            if isinstance(stmt, ast.ImportFrom) and (base := _absolute(module, stmt)):
-                for alias in stmt.names:
-                    if alias.name != "*":
-                        module.reexports.setdefault(alias.asname or alias.name, (base, alias.name))
-        modules.append(module)
-    return modules
-
-
-def _module_names(rel_paths: Sequence[str], root_name: str) -> dict[str, str]:
-    """Dotted module names as Python imports them with the topmost package's parent on the path.
-
-    A folder is a package when it has an ``__init__.py``; the repository folder
-    itself, when it is one, takes its own name.
-    """
-    paths = [PurePosixPath(p) for p in rel_paths]
-    packages = {p.parent for p in paths if p.name == "__init__.py"}
-    names = {}
-    for rel, path in zip(rel_paths, paths, strict=True):
-        parts = [] if path.name == "__init__.py" else [path.stem]
-        folder = path.parent
-        while folder in packages:
-            parts.insert(0, folder.name or root_name)
-            if folder == folder.parent:
-                break
-            folder = folder.parent
-        names[rel] = ".".join(parts)
-    return names
-
-
-def _top_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """Module-level statements, through ``if``/``try``/``with`` (version and import fallbacks)."""
-    for stmt in body:
-        if isinstance(stmt, ast.If):
-            yield from _top_level([*stmt.body, *stmt.orelse])
-        elif isinstance(stmt, ast.Try):
-            handlers = [s for h in stmt.handlers for s in h.body]
-            yield from _top_level([*stmt.body, *handlers, *stmt.orelse, *stmt.finalbody])
-        elif isinstance(stmt, ast.With):
-            yield from _top_level(stmt.body)
-        else:
-            yield stmt
-
-
-def _defined(path: str, stmt: ast.stmt, owner: str | None) -> list[tuple[str, _Definition]]:
-    """The names ``stmt`` defines in its module (``owner`` None) or in class ``owner``."""
-    prefix = f"{owner}." if owner else ""
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-        kind = "method" if owner else "function"
-        return [(stmt.name, _Definition(path, stmt.lineno, prefix + stmt.name, kind))]
-    if isinstance(stmt, ast.ClassDef):
-        members: dict[str, _Definition] = {}
-        for inner in stmt.body:
-            for name, definition in _defined(path, inner, prefix + stmt.name):
-                members.setdefault(name, definition)
-        return [(stmt.name, _Definition(path, stmt.lineno, prefix + stmt.name, "class", members))]
-    if isinstance(stmt, ast.Assign):
-        targets = [
-            n for t in stmt.targets for n in ast.walk(t)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)  # not `a` of `a.b = 1`
-        ]
-    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-        targets = [stmt.target]
-    else:
-        return []
-    return [(t.id, _Definition(path, stmt.lineno, prefix + t.id, "constant")) for t in targets]
-
-
-def _absolute(module: _Module, node: ast.ImportFrom) -> str | None:
-    """The module a ``from ... import`` reads, relative levels resolved; None above the top."""
-    if not node.level:
-        return node.module
-    package = module.name if module.path.endswith("__init__.py") else module.name.rpartition(".")[0]
-    parts = package.split(".") if package else []
-    if node.level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (node.level - 1)]
-    return ".".join([*base, node.module] if node.module else base) or None
-
-
-class _Uses(ast.NodeVisitor):
-    """Walks one file in source order, binding names as the code before each line shows them.
-
-    Scopes are per function and class; control flow is not followed (a name
-    bound in one branch is bound from there on), which is what a reader of the
-    code before the cursor sees too.
-    """
-
-    def __init__(self, repository: _Repository, module: _Module) -> None:
-        self.repository = repository
-        self.module = module
-        self.scopes: list[dict[str, _Binding]] = [{}]
-        self.found: list[_Use] = []
-
-    def bind(self, name: str, binding: _Binding) -> None:
-        self.scopes[-1][name] = binding
-
-    def lookup(self, name: str) -> _Binding:
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
-        return None
-
-    def resolve(self, node: ast.expr) -> _Binding:
-        if isinstance(node, ast.Name):
-            return self.lookup(node.id)
-        if not isinstance(node, ast.Attribute):
-            return None
-        base = self.resolve(node.value)
-        if isinstance(base, _ModuleRef):
-            return self.repository.member(base.name, node.attr)
-        if isinstance(base, _Instance) and base.line < _line(node):
-            base = base.cls
-        if isinstance(base, _Definition) and base.kind == "class":
-            return base.members.get(node.attr)
-        return None
-
-    def class_of(self, annotation: ast.expr | None) -> _Definition | None:
-        """The class an annotation names: ``Cls``, ``mod.Cls``, ``"Cls"`` or ``Cls | None``."""
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            try:
-                annotation = ast.parse(annotation.value, mode="eval").body
-            except (SyntaxError, ValueError):
-                return None
-        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-            sides = [self.class_of(annotation.left), self.class_of(annotation.right)]
-            classes = [c for c in sides if c is not None]
-            return classes[0] if len(classes) == 1 else None
-        if annotation is None:
-            return None
-        found = self.resolve(annotation)
-        return found if isinstance(found, _Definition) and found.kind == "class" else None
-
-    def record(self, node: ast.expr, kind: str, target: _Definition) -> None:
-        self.found.append(_Use(_line(node), node.end_col_offset or 0, kind, target))
-
-    # -- bindings
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            if alias.asname:
-                self.bind(alias.asname, _ModuleRef(alias.name))
-            else:  # `import a.b.c` binds `a`
-                top = alias.name.partition(".")[0]
-                self.bind(top, _ModuleRef(top))
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        base = _absolute(self.module, node)
-        for alias in node.names:
-            if alias.name != "*":
-                found = self.repository.member(base, alias.name) if base else None
-                self.bind(alias.asname or alias.name, found)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        # Decorators, defaults and annotations run in the enclosing scope.
-        args = node.args
-        outside = [*node.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d)]
-        every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-        every += [a for a in (args.vararg, args.kwarg) if a is not None]
-        for expr in [*outside, *(a.annotation for a in every if a.annotation), node.returns]:
-            if expr is not None:
-                self.visit(expr)
-        self.bind(node.name, None)
-        scope: dict[str, _Binding] = {}
-        for arg in every:
-            cls = self.class_of(arg.annotation)
-            scope[arg.arg] = _Instance(cls, _end_line(arg)) if cls else None
-        self.scopes.append(scope)
-        for stmt in node.body:
-            self.visit(stmt)
-        self.scopes.pop()
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
-            self.visit(expr)
-        self.bind(node.name, None)
-        self.scopes.append({})
-        for stmt in node.body:
-            self.visit(stmt)
-        self.scopes.pop()
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
-        for target in node.targets:
-            self.visit(target)  # binds every name it stores to None
-        made = node.value.func if isinstance(node.value, ast.Call) else None
-        cls = self.resolve(made) if made is not None else None
-        if isinstance(cls, _Definition) and cls.kind == "class":
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    self.bind(target.id, _Instance(cls, _end_line(node)))
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self.visit(node.annotation)
-        if node.value is not None:
-            self.visit(node.value)
-        self.visit(node.target)
-        cls = self.class_of(node.annotation)
-        if cls is not None and isinstance(node.target, ast.Name):
-            self.bind(node.target.id, _Instance(cls, _end_line(node)))
-
-    # -- uses
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Store):
-            self.bind(node.id, None)
-        elif isinstance(node.ctx, ast.Load):
-            self.read(node)
-
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        if isinstance(node.ctx, ast.Load):
-            self.read(node)
-        self.visit(node.value)
-
-    def read(self, node: ast.Name | ast.Attribute) -> None:
-        target = self.resolve(node)
-        if isinstance(target, _Definition) and target.kind == "constant":
-            self.record(node, "attribute", target)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        target = self.resolve(node.func)
-        if isinstance(target, _Definition) and target.kind in ("function", "class", "method"):
-            self.record(node.func, "method" if target.kind == "method" else "call", target)
-        # The callee's own name is no read of a constant; what it is reached through may be.
-        if isinstance(node.func, ast.Attribute):
-            self.visit(node.func.value)
-        elif not isinstance(node.func, ast.Name):
-            self.visit(node.func)
-        for expr in [*node.args, *(k.value for k in node.keywords)]:
-            self.visit(expr)
-
-
-def _line(node: ast.expr) -> int:
-    """The line of an expression's last token: where ``obj.meth``'s ``meth`` is written."""
-    return node.end_lineno or node.lineno
-
-
-def _end_line(node: ast.stmt | ast.arg) -> int:
-    return node.end_lineno or node.lineno
-
-
-def _cases_of(repo: str, repository: _Repository, module: _Module) -> list[CompletionCase]:
-    visitor = _Uses(repository, module)
-    try:
-        visitor.visit(module.tree)
-    except RecursionError:  # a generated expression nested deeper than the stack
-        return []
-    firsts: dict[tuple[str, int], _Use] = {}
-    for use in sorted(visitor.found, key=lambda u: (u.line, u.column)):
-        if use.target.path != module.path:
+def _cases_of(repo: str, file: FileUses) -> list[CompletionCase]:
+    firsts: dict[tuple[str, int], Use] = {}
+    for use in sorted(file.uses, key=lambda u: (u.line, u.column)):
+        if use.target.path != file.path:
             firsts.setdefault((use.target.path, use.target.line), use)
-    per_line: dict[int, _Use] = {}
+    per_line: dict[int, Use] = {}
     for use in firsts.values():
         per_line.setdefault(use.line, use)
-    lines = module.source.splitlines(keepends=True)
+    lines = file.source.splitlines(keepends=True)
     return [
         CompletionCase(
-            repo, module.path, use.line, "".join(lines[: use.line - 1]),
+            repo, file.path, use.line, "".join(lines[: use.line - 1]),
             "".join(lines[use.line :]), use.kind, use.target.path, use.target.line,
             use.target.name,
         )
@@ -620,8 +297,9 @@ def run_completion(
             cases = build_cases(repo, seed, max_cases)
             if not cases:
                 raise UserInputError(
-                    f"no line of a Python file in {repo} calls or reads a function, class, "
-                    "method or constant of another of its files: nothing to evaluate"
+                    f"no line of a Python, TypeScript, JavaScript, Go, Rust or Java file in "
+                    f"{repo} calls or reads a function, class, method or constant of another "
+                    "of its files: nothing to evaluate"
                 )
             collection = _index(Store(space / name / "store"), repo, encoder, report, ui)
             scopes[name] = (cases, _run_rows(name, collection, cases, rows, budgets, ui))

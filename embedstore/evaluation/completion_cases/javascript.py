@@ -1,0 +1,335 @@
+"""TypeScript and JavaScript cases: imported `f(`, `new C(`, `ns.f(`, `C.m(`, `x.m(`, constants.
+
+Relative imports resolve as bundlers do (`./a` -> `a.ts`, `a/index.ts`; `./a.js` may
+name `a.ts`); named, default and namespace imports are followed through barrels
+(`export * from`, `export { a as b } from`, `export * as ns from`). A variable's
+class is known from `new C(...)` or a `: C` annotation. Declaration files (`.d.ts`)
+are neither cursors nor answers.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from embedstore.evaluation.completion_cases.common import (
+    Definition,
+    FileUses,
+    Use,
+    choice,
+    line,
+    matches,
+    parse,
+    preorder,
+    text,
+    use,
+    use_kind,
+)
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from embedstore.ingest.sources import SourceFile
+
+_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function",
+                              "generator_function"})
+_DEFINITION_KINDS = ("function_declaration", "generator_function_declaration",
+                     "class_declaration", "abstract_class_declaration", "enum_declaration")
+_VARIABLE_KINDS = ("lexical_declaration", "variable_declaration")
+_FIELD_KINDS = ("public_field_definition", "field_definition")
+
+
+def _definitions_query(language: str) -> str:
+    """Top-level definitions, exported or not (`export` wraps them)."""
+    definitions, variables = choice(language, _DEFINITION_KINDS), choice(language, _VARIABLE_KINDS)
+    return f"""
+[(program (_ {definitions} @definition)) (program {definitions} @definition)
+ (program (_ {variables} @variables)) (program {variables} @variables)]
+"""
+
+
+def _members_query(language: str) -> str:
+    enums = "(enum_body [(property_identifier) @field (enum_assignment name: (_) @field)])" \
+        if choice(language, ["enum_body"]) != "[]" else ""
+    return f"""
+(class_body [(method_definition name: (_) @method)
+             ({choice(language, _FIELD_KINDS)} [(property_identifier) @field
+                                                (private_property_identifier) @field])])
+{enums}
+"""
+
+
+_IMPORTS = """
+(import_statement (import_clause) @clause source: (string) @source)
+"""
+_EXPORTS = """
+(export_statement source: (string) @source) @from
+(export_statement (export_clause) @clause .) @local
+(export_statement "default" declaration: (_) @default)
+(export_statement "default" value: (identifier) @default_name)
+"""
+
+
+@dataclass(frozen=True)
+class _ModuleRef:
+    path: str
+
+
+_Binding = Definition | _ModuleRef
+
+
+@dataclass
+class _Module:
+    source: SourceFile
+    root: Node
+    definitions: dict[str, Definition] = field(default_factory=dict)
+    exported: dict[str, str] = field(default_factory=dict)  # exported name -> local name
+    reexports: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (path, name)
+    namespaces: dict[str, str] = field(default_factory=dict)  # `export * as ns`: name -> path
+    stars: list[str] = field(default_factory=list)  # `export * from`: paths
+    imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # None: namespace
+
+
+def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
+    files = [s for s in sources if s.rel_path.endswith(_EXTENSIONS)
+             and not s.rel_path.endswith((".d.ts", ".d.mts", ".d.cts"))]
+    modules: dict[str, _Module] = {}
+    for source in files:
+        tree = parse(source.language, source.text)
+        if tree is not None:
+            modules[source.rel_path] = _Module(source, tree)
+    repository = _Repository(modules)
+    for module in modules.values():
+        repository.scan(module)
+    return [FileUses(m.source.rel_path, m.source.text, repository.uses(m))
+            for m in modules.values()]
+
+
+class _Repository:
+    def __init__(self, modules: dict[str, _Module]) -> None:
+        self.modules = modules
+
+    # -- what each file defines, imports and exports
+
+    def scan(self, module: _Module) -> None:
+        path, language = module.source.rel_path, module.source.language
+        for match in matches(language, _definitions_query(language), module.root):
+            for node in match.get("definition", []):
+                self._define(module, node, _kind_of(node))
+            for node in match.get("variables", []):
+                for declarator in node.named_children:
+                    value = declarator.child_by_field_name("value")
+                    kind = "function" if value is not None and value.type in _FUNCTION_VALUES \
+                        else "constant"
+                    self._define(module, declarator, kind)
+        for match in matches(language, _IMPORTS, module.root):
+            target = self.resolve(path, _unquote(match["source"][0]))
+            if target is not None:
+                _bind_imports(module, match["clause"][0], target)
+        for match in matches(language, _EXPORTS, module.root):
+            self._export(module, match)
+
+    def _define(self, module: _Module, node: Node, kind: str) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None or name_node.type not in ("identifier", "type_identifier"):
+            return  # a destructuring pattern
+        name, path = text(name_node), module.source.rel_path
+        definition = Definition(path, line(name_node), name, kind)
+        if kind == "class":
+            body = node.child_by_field_name("body")
+            language = module.source.language
+            members = matches(language, _members_query(language), body) if body else []
+            for member in members:
+                member_kind, nodes = next(iter(member.items()))
+                own = text(nodes[0])
+                definition.members.setdefault(own, Definition(
+                    path, line(nodes[0]), f"{name}.{own}",
+                    "method" if member_kind == "method" else "constant"))
+        module.definitions.setdefault(name, definition)
+        parent = node.parent
+        exported = (parent is not None and parent.type == "export_statement") or (
+            parent is not None and parent.type in ("lexical_declaration", "variable_declaration")
+            and parent.parent is not None and parent.parent.type == "export_statement")
+        if exported:
+            module.exported[name] = name
+
+    def _export(self, module: _Module, match: dict[str, list[Node]]) -> None:
+        if "default" in match:
+            name = match["default"][0].child_by_field_name("name")
+            if name is not None:
+                module.exported["default"] = text(name)
+            return
+        if "default_name" in match:
+            module.exported["default"] = text(match["default_name"][0])
+            return
+        statement = (match.get("from") or match["local"])[0]
+        clause = next((c for c in statement.named_children if c.type == "export_clause"), None)
+        if "from" in match:
+            target = self.resolve(module.source.rel_path, _unquote(match["source"][0]))
+            if target is None:
+                return
+            space = next((c for c in statement.named_children if c.type == "namespace_export"),
+                         None)
+            if space is not None:
+                module.namespaces[text(space.named_children[-1])] = target
+            elif clause is None:
+                module.stars.append(target)
+            else:
+                for name, alias in _specifiers(clause):
+                    module.reexports[alias] = (target, name)
+        elif clause is not None:
+            for name, alias in _specifiers(clause):
+                imported = module.imports.get(name)
+                if imported is not None and imported[1] is not None:
+                    module.reexports[alias] = (imported[0], imported[1])
+                else:
+                    module.exported[alias] = name
+
+    def resolve(self, importing: str, specifier: str) -> str | None:
+        """The file of the repository a relative specifier names, as a bundler finds it."""
+        if not specifier.startswith("."):
+            return None
+        base = posixpath.normpath(posixpath.join(posixpath.dirname(importing), specifier))
+        stem, extension = posixpath.splitext(base)
+        candidates = [base]
+        if extension in (".js", ".jsx", ".mjs", ".cjs"):  # ESM TypeScript names its output
+            candidates += [stem + e for e in _EXTENSIONS]
+        candidates += [base + e for e in _EXTENSIONS]
+        candidates += [f"{base}/index{e}" for e in _EXTENSIONS]
+        return next((c for c in candidates if c in self.modules), None)
+
+    def member(self, path: str, name: str, seen: frozenset[tuple[str, str]] = frozenset()
+               ) -> _Binding | None:
+        """What ``import { name } from path`` binds, barrels followed to the definition."""
+        module = self.modules.get(path)
+        if module is None or (path, name) in seen:
+            return None
+        seen |= {(path, name)}
+        if name in module.exported:
+            local = module.exported[name]
+            if local in module.definitions:
+                return module.definitions[local]
+            imported = module.imports.get(local)
+            if imported is not None:
+                origin, origin_name = imported
+                return _ModuleRef(origin) if origin_name is None \
+                    else self.member(origin, origin_name, seen)
+        if name in module.reexports:
+            return self.member(*module.reexports[name], seen)
+        if name in module.namespaces:
+            return _ModuleRef(module.namespaces[name])
+        for star in module.stars:
+            found = self.member(star, name, seen)
+            if found is not None:
+                return found
+        return None
+
+    # -- uses
+
+    def uses(self, module: _Module) -> list[Use]:
+        bound: dict[str, _Binding] = {}
+        for alias, (path, name) in module.imports.items():
+            found = _ModuleRef(path) if name is None else self.member(path, name)
+            if found is not None:
+                bound[alias] = found
+        found_uses: list[Use] = []
+        for statement in module.root.children:
+            typed: dict[str, Definition] = {}
+            for node in preorder(statement):
+                self._learn_type(node, bound, typed)
+                resolved = self._resolve(node, bound, typed)
+                if resolved is None:
+                    continue
+                target, name = resolved
+                kind = use_kind(target) if _called(node) else \
+                    ("attribute" if target.kind == "constant" else None)
+                if kind is not None:
+                    found_uses.append(use(name, kind, target))
+        return found_uses
+
+    def _resolve(self, node: Node, bound: dict[str, _Binding], typed: dict[str, Definition]
+                 ) -> tuple[Definition, Node] | None:
+        if node.type == "identifier":
+            parent = node.parent
+            if parent is not None and parent.type in ("member_expression", "import_specifier",
+                                                      "namespace_import", "import_clause"):
+                return None
+            found = bound.get(text(node))
+            return (found, node) if isinstance(found, Definition) else None
+        if node.type != "member_expression":
+            return None
+        owner, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+        if owner is None or prop is None or owner.type != "identifier":
+            return None
+        # A variable of a known class reads its members as the class itself does.
+        base = typed.get(text(owner)) or bound.get(text(owner))
+        if isinstance(base, _ModuleRef):
+            found = self.member(base.path, text(prop))
+            return (found, prop) if isinstance(found, Definition) else None
+        if isinstance(base, Definition) and base.kind == "class":
+            member = base.members.get(text(prop))
+            return (member, prop) if member is not None else None
+        return None
+
+    def _learn_type(self, node: Node, bound: dict[str, _Binding],
+                    typed: dict[str, Definition]) -> None:
+        """``typed`` learns the class of a variable from `new C(...)` or `x: C`."""
+        if node.type == "variable_declarator":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            shown = node.child_by_field_name("type")
+            made = value.child_by_field_name("constructor") \
+                if value is not None and value.type == "new_expression" else None
+        elif node.type in ("required_parameter", "optional_parameter", "public_field_definition"):
+            name = node.child_by_field_name("pattern") or node.child_by_field_name("name")
+            shown, made = node.child_by_field_name("type"), None
+        else:
+            return
+        if shown is not None and shown.named_child_count:
+            made = shown.named_children[0]
+        if name is None or made is None or made.type not in ("identifier", "type_identifier"):
+            return
+        cls = bound.get(text(made))
+        if isinstance(cls, Definition) and cls.kind == "class":
+            typed[text(name)] = cls
+
+
+def _kind_of(node: Node) -> str:
+    return "function" if "function" in node.type else "class"
+
+
+def _bind_imports(module: _Module, clause: Node, target: str) -> None:
+    for part in clause.named_children:
+        if part.type == "identifier":
+            module.imports[text(part)] = (target, "default")
+        elif part.type == "namespace_import":
+            module.imports[text(part.named_children[-1])] = (target, None)
+        elif part.type == "named_imports":
+            for name, alias in _specifiers(part):
+                module.imports[alias] = (target, name)
+
+
+def _specifiers(clause: Node) -> list[tuple[str, str]]:
+    """(name, alias) of each `name as alias` in `{ ... }`."""
+    found = []
+    for spec in clause.named_children:
+        name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+        if name is not None:
+            found.append((text(name), text(alias or name)))
+    return found
+
+
+def _called(node: Node) -> bool:
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "call_expression":
+        return parent.child_by_field_name("function") == node
+    return parent.type == "new_expression" and parent.child_by_field_name("constructor") == node
+
+
+def _unquote(node: Node) -> str:
+    return text(node).strip("'\"`")
