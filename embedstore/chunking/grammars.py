@@ -48,6 +48,10 @@ class Grammar:
     # Bodiless declarations that fold into the definition of the same name after
     # them (TypeScript's overload signatures); alone they are no definition.
     signatures: frozenset[str] = frozenset()
+    # Declarations of named values, and their kind: a definition named by every name it
+    # declares (`export const prepend = NEA.prepend`, Go's `const (...)` block), since
+    # people look these up by name as they do functions.
+    values: Mapping[str, str] = field(default_factory=dict)
 
 
 _JS_KINDS = {
@@ -66,6 +70,8 @@ _TS_KINDS = {
     "internal_module": "namespace",
     "module": "namespace",
 }
+# `const` and `let` are both lexical declarations; `var` is the older variable one.
+_JS_VALUES = {"lexical_declaration": "constant", "variable_declaration": "variable"}
 _JS = Grammar(
     "tree_sitter_javascript",
     "language",
@@ -73,6 +79,7 @@ _JS = Grammar(
     containers=frozenset({"class_declaration", "class"}),
     wrappers=frozenset({"export_statement"}),
     bindings=frozenset({"lexical_declaration", "variable_declaration"}),
+    values=_JS_VALUES,
 )
 _TS_CONTAINERS = frozenset(
     {"class_declaration", "class", "abstract_class_declaration", "internal_module", "module"}
@@ -100,6 +107,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         wrappers=_TS_WRAPPERS,
         bindings=_JS.bindings,
         signatures=_TS_SIGNATURES,
+        values=_JS_VALUES,
     ),
     "tsx": Grammar(
         "tree_sitter_typescript",
@@ -109,6 +117,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         wrappers=_TS_WRAPPERS,
         bindings=_JS.bindings,
         signatures=_TS_SIGNATURES,
+        values=_JS_VALUES,
     ),
     "go": Grammar(
         "tree_sitter_go",
@@ -119,6 +128,7 @@ GRAMMARS: Mapping[str, Grammar] = {
             "type_declaration": "type",
         },
         receiver="receiver",
+        values={"const_declaration": "constant", "var_declaration": "variable"},
     ),
     "rust": Grammar(
         "tree_sitter_rust",
@@ -136,6 +146,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         },
         containers=frozenset({"impl_item", "trait_item", "mod_item"}),
         leading=frozenset({"line_comment", "block_comment", "attribute_item"}),
+        values={"const_item": "constant", "static_item": "variable"},
     ),
     "java": Grammar(
         "tree_sitter_java",

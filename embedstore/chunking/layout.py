@@ -55,7 +55,10 @@ def _region(
     for first, last, block in segments:
         if block is not None:
             continuation = _join_context(inner, block.header)
-            span = Span(first, last, block.kind, block.symbol, inner, continuation, scope)
+            # A named definition is a unit of its own: joined with its neighbours it
+            # would be one vector for several names (and their doc comments).
+            own = scope if block.symbol is None else _own_scope(first)
+            span = Span(first, last, block.kind, block.symbol, inner, continuation, own)
         elif owner is None:
             span = Span(first, last, MODULE_KIND, None, "", "", scope)
         elif outlined is not None:
@@ -168,6 +171,12 @@ def _absorb_punctuation(segments: list[Segment], budget: Budget) -> list[Segment
 def _is_bare(segment: Segment, budget: Budget) -> bool:
     first, last, block = segment
     return block is None and not any(char.isalnum() for char in budget.text(first, last))
+
+
+def _own_scope(first: int) -> int:
+    """A merge scope no other span has: spans merge only within one scope, and the
+    scopes of regions are their (positive) first lines."""
+    return -first
 
 
 def _join_context(outer: str, header: str) -> str:

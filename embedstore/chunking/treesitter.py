@@ -191,7 +191,8 @@ class _Walker:
                     # Lua keeps names and values in two lists: the statement is the definition.
                     named = declarator.child_by_field_name("name") is not None
                     return (declarator if named else node), "function"
-            return None
+        if node.type in grammar.values:
+            return (node, grammar.values[node.type]) if value_names(node) else None
         if node.type in grammar.wrappers:
             for child in node.named_children:
                 found = self._definition(child)
@@ -203,8 +204,11 @@ class _Walker:
         self, inner: Node, kind: str, rows: tuple[int, int], owner: str | None, method: bool
     ) -> Block:
         """The definition ``inner`` on ``rows`` (first, last), its leading comments included."""
-        name = self.grammar.names.get(inner.type) or _name(inner)
-        symbol = qualified(owner or self._receiver(inner), name)
+        owner = owner or self._receiver(inner)
+        if inner.type in self.grammar.values:
+            symbol = ", ".join(str(qualified(owner, name)) for name in value_names(inner))
+        else:
+            symbol = qualified(owner, self.grammar.names.get(inner.type) or _name(inner))
         if method and kind == "function":
             kind = "method"
         body = definition_body(inner, self.grammar)
@@ -271,6 +275,26 @@ def _name(node: Node) -> str | None:
         if name is not None:
             return _name_text(name)
     return None
+
+
+def value_names(node: Node) -> list[str]:
+    """The names a value declaration declares: `const a = 1, b = 2` -> a, b.
+
+    Its own name, else those of its specs or of the specs in its spec list (Go's
+    `var (...)`); destructuring patterns (`const {a} = b`) name nothing here.
+    """
+    own = node.child_by_field_name("name")  # Rust's `const X: u32 = 1;`
+    if own is not None:
+        return [_text(own)]
+    specs = []
+    for child in node.named_children:
+        specs += child.named_children if child.type.endswith("_list") else [child]
+    return [
+        _text(name)
+        for spec in specs
+        for name in spec.children_by_field_name("name")
+        if name.type == "identifier"
+    ]
 
 
 def _inner_declarator(declarator: Node) -> Node | None:

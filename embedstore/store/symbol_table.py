@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` and `info`)
     from embedstore.chunking.symbols import Definition, ImportRef
 
-# Bumped when extraction changes: the next `index` re-reads every file once (see ingest.scan).
-SYMBOLS_VERSION = "2"
+# Bumped when extraction or chunking changes: the next `index` re-reads every file once (see
+# ingest.scan). 3: named values are units, named definitions are never merged.
+SYMBOLS_VERSION = "3"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

@@ -538,8 +538,9 @@ CASES: dict[str, tuple[str, int, Layout]] = {
         TSX,
         1000,
         [
-            # The import and the one-line type alias are merged as tiny neighbours.
-            ("module", "Props", 1, 3),
+            # The one-line type alias is named: it is not merged into the import's lines.
+            ("module", None, 1, 1),
+            ("type", "Props", 3, 3),
             ("function", "Greeting", 5, 12),
             ("function", "Farewell", 14, 20),
         ],
@@ -901,3 +902,94 @@ def test_alternatives_and_overloads_side_by_side_are_one_definition() -> None:
         ("Sum.add", 2, 8),
         ("Sum.reset", 10, 12),
     ]
+
+
+TS_VALUES = """\
+import * as NEA from './NonEmptyArray'
+
+/**
+ * Prepend an element to the front of an array.
+ */
+export const prepend = NEA.prepend
+
+/** The HTTP methods a route may answer, in the order they are tried. */
+export const METHODS = ['get', 'post', 'put'] as const
+
+/** Default options of every client. */
+export const defaults = {
+  retries: 3,
+  timeout: 1000,
+}
+export const ZodString = core.$constructor('ZodString', init)
+let counter = 0
+const { left, right } = pair
+"""
+
+
+def test_typescript_named_values_are_units_with_their_doc_comments(
+    outline: Callable[..., Layout],
+) -> None:
+    assert outline(TS_VALUES, "typescript") == [
+        ("module", None, 1, 1),
+        ("constant", "prepend", 3, 6),
+        ("constant", "METHODS", 8, 9),
+        ("constant", "defaults", 11, 15),
+        ("constant", "ZodString", 16, 16),
+        ("constant", "counter", 17, 17),
+        # Destructuring names nothing a reader looks up: plain lines.
+        ("module", None, 18, 18),
+    ]
+
+
+GO_VALUES = """\
+package limits
+
+// Limits of one request, in bytes.
+const (
+\tMaxHeader = 1 << 20
+\tMaxBody, MaxForm = 10 << 20, 1 << 20
+)
+
+// ErrClosed is returned after Close.
+var ErrClosed = errors.New("closed")
+
+var (
+\tmu    sync.Mutex
+\tcache = map[string]int{}
+)
+"""
+
+RUST_VALUES = """\
+use std::time::Duration;
+
+/// How long a connection may stay idle.
+pub const IDLE: Duration = Duration::from_secs(90);
+
+/// Connections opened so far.
+static OPENED: AtomicUsize = AtomicUsize::new(0);
+
+impl Pool {
+    /// The most connections one pool opens.
+    pub const MAX: usize = 64;
+}
+"""
+
+
+def test_go_and_rust_values_are_units_named_by_their_names(
+    outline: Callable[..., Layout],
+) -> None:
+    assert outline(GO_VALUES, "go") == [
+        ("module", None, 1, 1),
+        # A block is one unit, named by every name it declares.
+        ("constant", "MaxHeader, MaxBody, MaxForm", 3, 7),
+        ("variable", "ErrClosed", 9, 10),
+        ("variable", "mu, cache", 12, 15),
+    ]
+    assert outline(RUST_VALUES, "rust") == [
+        ("module", None, 1, 1),
+        ("constant", "IDLE", 3, 4),
+        ("variable", "OPENED", 6, 7),
+        ("impl", "Pool", 9, 12),
+    ]
+    (*_, impl) = code_outline(RUST_VALUES, "rust") or []
+    assert [(b.kind, b.symbol) for b in impl.children] == [("constant", "Pool.MAX")]
