@@ -125,7 +125,7 @@ def context(
         before, after, rel_path = cursor_code(cursor, code, path, root)
         packed = context_for_code(
             collection, before, code_after=after, path=rel_path, max_tokens=max_tokens,
-            tokenizer=tokenizer, filters=filters,
+            tokenizer=tokenizer, filters=filters.for_root(root),
         )
     if output == "json":
         print_json({

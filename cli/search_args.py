@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -81,9 +82,10 @@ def make_filters(
     if languages:
         _check_languages(collections, languages)
     try:
+        # The current folder, as printed paths are relative to it: a glob may be too.
         return SearchFilters(
             include=tuple(include or ()), exclude=tuple(exclude or ()),
-            languages=tuple(languages or ()), min_score=min_score,
+            languages=tuple(languages or ()), min_score=min_score, cwd=os.getcwd(),
         )
     except ValueError as exc:  # a malformed glob: a usage error like any bad option value
         raise typer.BadParameter(str(exc), param_hint="'--include' / '--exclude'") from None

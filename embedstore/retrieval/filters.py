@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pathspec import GitIgnoreSpec
 
@@ -18,18 +19,37 @@ class SearchFilters:
     a pattern below one. A path must match one ``include`` glob (when any are
     given) and no ``exclude`` glob. ``min_score`` drops dense hits whose cosine
     similarity is below it (BM25 scores have no fixed scale to compare with).
+
+    ``cwd``, the folder a person typed the globs in (the CLI's), lets a glob with
+    a slash also be read from there, as the CLI prints paths: ``pip/_internal/**``
+    typed above an indexed ``pip/`` folder, ``sub/*.py`` typed beside it. See
+    ``for_root``.
     """
 
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     languages: tuple[str, ...] = ()
     min_score: float | None = None
+    cwd: str | None = None
 
     def __post_init__(self) -> None:
         if self.min_score is not None and not -1.0 <= self.min_score <= 1.0:
             raise ValueError(f"min_score is a cosine similarity in [-1, 1], got {self.min_score}")
         for glob in self.include + self.exclude:
             _check_glob(glob)
+
+    def for_root(self, root: str | None) -> SearchFilters:
+        """These filters for a collection indexed from ``root``: each glob both as written
+        (from the root) and, where it names a place under the root, from ``cwd``."""
+        if self.cwd is None:
+            return self
+        if root is None:  # documents pushed by id: no folder to read the globs from
+            return replace(self, cwd=None)
+        return replace(
+            self, cwd=None,
+            include=_with_cwd_spellings(self.include, self.cwd, root),
+            exclude=_with_cwd_spellings(self.exclude, self.cwd, root),
+        )
 
     @property
     def restricts_files(self) -> bool:
@@ -41,6 +61,27 @@ class SearchFilters:
         if self.include and not _spec(self.include).match_file(path):
             return False
         return not (self.exclude and _spec(self.exclude).match_file(path))
+
+
+def _with_cwd_spellings(globs: tuple[str, ...], cwd: str, root: str) -> tuple[str, ...]:
+    """``globs``, each followed by its spelling from ``root`` when it was written from
+    ``cwd`` (in order, so that a later "!" glob still overrides an earlier one). A glob
+    without an inner slash (``*.py``, ``tests/``) matches at any depth either way, and one
+    anchored by a leading ``/`` is the root's: those stay as they are."""
+    spelled: list[str] = []
+    for glob in globs:
+        spelled.append(glob)
+        bang = "!" if glob.startswith("!") else ""
+        body = glob[len(bang):]
+        if body.startswith("/") or "/" not in body.rstrip("/"):
+            continue
+        target = os.path.normpath(os.path.join(cwd, body))
+        if target == os.path.normpath(root):
+            spelled.append(f"{bang}**")
+        elif target.startswith(os.path.join(root, "")):
+            slash = "/" if body.endswith("/") else ""
+            spelled.append(f"{bang}/{os.path.relpath(target, root)}{slash}")
+    return tuple(spelled)
 
 
 @functools.lru_cache(maxsize=64)

@@ -181,6 +181,7 @@ def allowed_file_ids(collection: Collection, filters: SearchFilters) -> list[int
     """Ids of the files the filters let through; None when they let everything through."""
     if not filters.restricts_files:
         return None
+    filters = filters.for_root(collection.manifest.source_root)  # globs typed from a cwd
     return [
         file_id
         for file_id, path, language in db.file_filter_rows(collection.conn)
