@@ -17,8 +17,8 @@ from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.plot import cache, projection
 from embedstore.plot.build import build_map
 from embedstore.plot.colors import OTHER, PALETTE, color_groups, resolve_color_by
-from embedstore.plot.png import PNG_SIZE
-from embedstore.plot.points import MapPoint
+from embedstore.plot.png import PNG_SIZE, draw
+from embedstore.plot.points import CollectionMap, MapPoint
 from embedstore.retrieval.search import search
 from embedstore.store import db
 from embedstore.store.store import Store
@@ -223,6 +223,20 @@ def test_more_groups_than_colours_share_one_grey_other() -> None:
     assert len(colours) == len(PALETTE) and list(colours)[-1] == OTHER
     assert labels.count(OTHER) == 2 * (25 - len(PALETTE) + 1)
     assert len(set(colours.values())) == len(colours)
+
+
+def test_the_png_legend_keeps_folders_whose_names_start_with_an_underscore() -> None:
+    """matplotlib leaves a label starting with "_" out of its legend; pip's "_internal/" is
+    a folder like any other."""
+    folders = ["_internal/", "_vendor/", "cli/"]
+    points = tuple(MapPoint(id=i, path=f"{folders[i % 3]}m.py", start_line=1, end_line=2,
+                            kind="function", language="python", symbol=None,
+                            folder=folders[i % 3], x=float(i), y=float(i % 3))
+                   for i in range(9))
+    found = CollectionMap(collection="pip", method="pca", limit=9, seed=0, generation=1,
+                          total_units=9, sampled=9, points=points)
+    legend = draw(found, "folder").axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [f"{f} (3)" for f in folders]
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
