@@ -1,12 +1,37 @@
-"""What the page tests share besides their fixtures (tests/api/conftest.py)."""
+"""What the browser tests share besides their fixtures (tests/api/conftest.py): Debian's
+chromium, how long to wait, and the page's state as its URL holds it."""
 
 from __future__ import annotations
 
+import shutil
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# The probe's flags: no sandbox as root, and nothing that reaches for the network.
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+# How long an expectation waits for its condition. Playwright's default, 5 s, failed the map
+# view's test on a busy machine (issue 30); a condition met returns at once, so a generous
+# bound costs nothing when things go well. Actions (click, fill) already wait 30 s.
+WAIT_MS = 60_000
+
+
+def _wait_patiently() -> None:
+    try:
+        from playwright.sync_api import expect
+    except ImportError:  # no Playwright: the browser tests skip themselves
+        return
+    expect.set_options(timeout=WAIT_MS)
+
+
+# Every browser test imports this module (CHROMIUM), so every expectation waits as long.
+_wait_patiently()
 
 
 def params_of(page: Page) -> dict[str, list[str]]:

@@ -12,8 +12,8 @@ import pytest
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
+from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.api.server import serving_in_thread
-from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 

@@ -15,8 +15,8 @@ from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
+from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.api.server import serving_in_thread
-from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.fakes import FAKE_SPEC, FakeEncoder
 from tests.plot.corpus import indexed_store
 

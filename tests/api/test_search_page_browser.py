@@ -14,18 +14,13 @@ import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
+from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.api.server import Server, running_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
-# The probe's flags: no sandbox as root, and nothing that reaches for the network.
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 

@@ -15,9 +15,8 @@ import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
-from tests.api.browser import params_of
+from tests.api.browser import CHROMIUM, params_of
 from tests.api.server import Server, running_server
-from tests.api.test_search_page_browser import CHROMIUM
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

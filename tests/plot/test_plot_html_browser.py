@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
-from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.fakes import FakeEncoder
 from tests.plot.corpus import indexed_store
 
