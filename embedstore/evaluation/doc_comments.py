@@ -10,6 +10,7 @@ what a definition is.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -55,6 +56,14 @@ _INLINE_TAG = re.compile(
     r"\{@\w+\s+([^}]*)\}|<\w+\s+\w+=\"([^\"]*)\"\s*/>|\[([^\]\n]+)\](?:\([^)\n]*\))?"
 )
 _MARKUP_TAG = re.compile(r"</?\w+[^<>]*>")
+# Block tags whose text is the description, and those whose text is prose about
+# something else (a parameter, the result, an example) that may run over several lines.
+_DESCRIPTION_TAGS = frozenset({"description", "desc", "summary", "classdesc"})
+_PROSE_TAGS = frozenset({
+    "param", "arg", "argument", "property", "prop", "returns", "return", "yields", "throws",
+    "exception", "example", "see", "deprecated", "remarks", "privateRemarks", "note", "todo",
+    "default", "defaultValue", "typeParam", "template",
+})
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
 
 
@@ -98,14 +107,13 @@ class _Reader:
         self.style = style
         self.lines = lines
         self.functions = {t for t, kind in grammar.kinds.items() if kind in ("function", "method")}
+        self.definitions = self.functions | grammar.signatures
 
     def read(self, node: Node) -> Documented | None:
         name = self._name(node)
         if name is None:
             return None
-        outer = node
-        while outer.parent is not None and outer.parent.type in self.grammar.wrappers:
-            outer = outer.parent
+        outer = self._outer(node)
         first = outer.start_point.row
         above = outer.prev_sibling
         while (
@@ -127,12 +135,48 @@ class _Reader:
         """The name of the function ``node`` defines, or None when it defines none."""
         if node.type in self.functions:
             return node.child_by_field_name("name")
+        if node.type in self.grammar.signatures:  # an overload, documented on its own
+            name = node.child_by_field_name("name")
+            return name if name is not None and self._implemented(node, _text(name)) else None
         if node.type in self.grammar.bindings:  # `const load = async () => {...}`
             for declarator in node.named_children:
                 value = declarator.child_by_field_name("value")
                 if value is not None and value.type in FUNCTION_VALUES:
                     return declarator.child_by_field_name("name")
         return None
+
+    def _implemented(self, signature: Node, name: str) -> bool:
+        """Whether the overload ``signature`` is followed by the function it declares.
+
+        Only then is it part of a definition (the chunker folds the two); an
+        interface's method signatures and a `.d.ts` file's declarations are not.
+        """
+        node = self._outer(signature).next_named_sibling
+        while node is not None:
+            if node.type not in self.grammar.leading:
+                inner = self._inner(node)
+                named = inner.child_by_field_name("name")
+                if named is None or _text(named) != name or inner.type not in self.definitions:
+                    return False
+                if inner.type in self.functions:
+                    return True
+            node = node.next_named_sibling
+        return False
+
+    def _outer(self, node: Node) -> Node:
+        """``node`` with the wrappers around it (`export`, decorators)."""
+        while node.parent is not None and node.parent.type in self.grammar.wrappers:
+            node = node.parent
+        return node
+
+    def _inner(self, node: Node) -> Node:
+        """The declaration inside the wrappers ``node`` may be."""
+        while node.type in self.grammar.wrappers:
+            inside = [c for c in node.named_children if c.type in self.definitions]
+            if not inside:
+                return node
+            node = inside[0]
+        return node
 
     def _doc_comments(self, node: Node | None, last_row: int) -> list[Node]:
         """The doc comment ending on ``last_row`` that ``node`` ends, as its comment nodes."""
@@ -166,13 +210,36 @@ class _Reader:
         summary = _SUMMARY.search(raw)  # C#'s XML docs: the summary is the description
         if summary:
             raw = summary.group(1)
-        prose: list[str] = []
-        for line in raw.split("\n"):
-            if line.strip().startswith("@"):
-                break
-            prose.append(line)
-        text = _INLINE_TAG.sub(_tag_target, "\n".join(prose))
+        text = _INLINE_TAG.sub(_tag_target, _description(raw.split("\n")))
         return _MARKUP_TAG.sub("", text).strip()
+
+
+def _description(lines: list[str]) -> str:
+    """The description of a doc comment: the lines before its first tag line (`@param`...).
+
+    A block that opens with tags (`@internal`, `@name f`) has its description
+    after them: there, tag lines are skipped, the text of a description tag
+    (`@description`) is kept, and a prose tag's text (`@param x the ...`) runs on
+    until a blank line (an `@example` until the next tag) and is skipped too.
+    """
+    lead = list(itertools.takewhile(lambda line: not line.strip().startswith("@"), lines))
+    if any(line.strip() for line in lead):
+        return "\n".join(lead)
+    kept: list[str] = []
+    skipping = ""  # the prose tag whose text the lines still are
+    for line in lines:
+        words = line.split(maxsplit=1)
+        tag = words[0][1:] if words and words[0].startswith("@") else None
+        if tag is not None:
+            if tag in _DESCRIPTION_TAGS:
+                kept.append(words[1] if len(words) > 1 else "")
+            skipping = tag if tag in _PROSE_TAGS else ""
+        elif not line.strip() and skipping != "example":
+            skipping = ""
+            kept.append(line)
+        elif not skipping:
+            kept.append(line)
+    return "\n".join(kept).strip()
 
 
 def _tag_target(match: re.Match[str]) -> str:

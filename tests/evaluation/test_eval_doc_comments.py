@@ -351,3 +351,76 @@ def test_corpus_holds_every_mined_language(tmp_path: Path) -> None:
     copied = sorted(path.relative_to(corpus).as_posix() for path in corpus.rglob("*.*"))
     # Shell has no doc comments to read, so its files are not part of the corpus.
     assert copied == ["geometry/point.go", "tool.py"]
+
+
+TAGS_FIRST = """\
+/**
+ * @internal
+ * Creates a reaction that runs the effect whenever the tracked values change.
+ * @param effect - what to run
+ *   when anything it read changes
+ */
+export function autorun(effect: () => void): Disposer {
+  return track(effect);
+}
+
+/**
+ * @name flow
+ * @description Turns a generator function into a cancellable promise chain.
+ */
+export function flow(generator: Generator): Flow {
+  return wrap(generator);
+}
+
+/**
+ * @param value - a value that is never described
+ *   on more than one line
+ * @since 2.0.0
+ */
+export function silent(value: number): number {
+  return value;
+}
+"""
+
+OVERLOADS = """\
+/** Parses one number from the decimal digits of a string. */
+export function parse(text: string): number;
+/** Parses every number of an array of decimal strings at once. */
+export function parse(texts: string[]): number[];
+export function parse(input: string | string[]): number | number[] {
+  return Array.isArray(input) ? input.map(Number) : Number(input);
+}
+
+export interface Reader {
+  /** Reads the next record from the underlying stream of bytes. */
+  read(): Record;
+}
+
+export class Box {
+  /** Returns the value stored under one key of the box. */
+  get(key: string): string;
+  get(key: string, fallback?: string): string {
+    return this.store[key] ?? fallback;
+  }
+}
+"""
+
+
+def test_jsdoc_that_opens_with_tags_gives_its_description() -> None:
+    docs = {d.symbol: d.doc for d in documented_functions(TAGS_FIRST, "typescript")}
+    assert docs == {
+        "autorun": "Creates a reaction that runs the effect whenever the tracked values change.",
+        "flow": "Turns a generator function into a cancellable promise chain.",
+        # A parameter's text is no description of the function.
+        "silent": "",
+    }
+
+
+def test_documented_overload_signatures_give_queries_on_their_own_lines() -> None:
+    _, queries = strip_docs(OVERLOADS, "src/parse.ts", "typescript")
+    assert [(q.symbol, q.query, q.def_line) for q in queries] == [
+        ("parse", "Parses one number from the decimal digits of a string", 1),
+        ("parse", "Parses every number of an array of decimal strings at once", 2),
+        # An interface's method signature declares no function that follows it.
+        ("get", "Returns the value stored under one key of the box", 13),
+    ]
