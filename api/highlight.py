@@ -19,10 +19,12 @@ CSS_CLASS = "hl"
 
 @functools.lru_cache(maxsize=64)
 def _lexer(language: str) -> Lexer:
+    # stripnl=False: by default Pygments drops a text's leading and trailing blank lines,
+    # and every line number after them would be off.
     try:
-        return get_lexer_by_name(language)
+        return get_lexer_by_name(language, stripnl=False)
     except ClassNotFound:
-        return TextLexer()
+        return TextLexer(stripnl=False)
 
 
 class _LineFormatter(HtmlFormatter):
@@ -65,6 +67,20 @@ class _LineFormatter(HtmlFormatter):
 def highlight(hit: SearchResult) -> str:
     """The hit's whole definition as highlighted HTML, its lines classed for the page."""
     return pygments_highlight(hit.text, _lexer(hit.language), _LineFormatter(hit))
+
+
+def highlight_lines(text: str, language: str) -> list[str]:
+    """A whole file as highlighted HTML, one string per line, for the page's file view.
+
+    Pygments closes its spans at each line's end, so every line stands alone: the page
+    numbers, links and marks lines without parsing the HTML.
+    """
+    if not text:
+        return []
+    html = pygments_highlight(text, _lexer(language), HtmlFormatter(nowrap=True))
+    lines = html.split("\n")
+    # The text's own final newline ends its last line; it starts no line of its own.
+    return lines[:-1] if lines[-1] == "" else lines
 
 
 @functools.cache

@@ -7,11 +7,12 @@ import re
 import sqlite3
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from embedstore.api.deps import CollectionDep
+from embedstore.api.highlight import highlight_lines
 from embedstore.lexical import STOP_WORDS, fold_plural
 from embedstore.store import db, symbol_table
 from embedstore.store.collection import Collection
@@ -42,6 +43,10 @@ class FileText(BaseModel):
         "from its definitions' lines (lines no definition holds, blank in the file, are empty)."
     ))
     lines: int = Field(description="How many lines `text` holds; line numbers are 1-based.")
+    html_lines: list[str] | None = Field(default=None, description=(
+        "With highlight=true: `text` syntax-highlighted, one HTML string per line (each "
+        "line's tags closed within it), for the search page's file view."
+    ))
 
 
 class ExampleQuery(BaseModel):
@@ -61,12 +66,18 @@ class Examples(BaseModel):
 FilePath = Annotated[str, Path(description="The file's path, as search results give it.")]
 
 
-@router.get("/files/{path:path}")
-def get_file(path: FilePath, collection: CollectionDep) -> FileText:
+# Without highlight=true, no html_lines key at all: the answer stays what it always was.
+@router.get("/files/{path:path}", response_model_exclude_none=True)
+def get_file(
+    path: FilePath, collection: CollectionDep,
+    highlight: Annotated[bool, Query(description="Also return `html_lines`.")] = False,
+) -> FileText:
     """The whole text of one indexed file or document, to show a hit in its file."""
     found = file_text(collection.conn, path)
     if found is None:
         raise HTTPException(404, f"no file {path!r} in collection {collection.name!r}")
+    if highlight:
+        found.html_lines = highlight_lines(found.text, found.language)
     return found
 
 

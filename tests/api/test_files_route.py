@@ -3,6 +3,7 @@ queries from the collection's definitions (fake encoder)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sysconfig
 from collections.abc import Iterator
@@ -67,6 +68,17 @@ def test_a_hit_range_is_those_lines_of_the_file(client: TestClient) -> None:
     text = client.get(f"/v1/collections/lib/files/{hit['path']}").json()["text"]
     lines = text.split("\n")[hit["start_line"] - 1 : hit["end_line"]]
     assert "\n".join(lines) == hit["text"]
+
+
+def test_highlight_gives_one_html_line_per_line_of_the_text(client: TestClient) -> None:
+    body = client.get("/v1/collections/lib/files/docs/guide.md?highlight=true").json()
+    text_lines = body["text"].split("\n")[:-1]
+    assert len(body["html_lines"]) == len(text_lines) == body["lines"]
+    assert [re.sub(r"<[^>]+>", "", html) for html in body["html_lines"]] == text_lines
+    python = client.get("/v1/collections/lib/files/shlex.py?highlight=true").json()
+    assert '<span class="k">def</span>' in "".join(python["html_lines"])
+    # A docstring spans lines, yet each line closes what it opens.
+    assert all(html.count("<span") == html.count("</span>") for html in python["html_lines"])
 
 
 def test_a_document_comes_back_whole(client: TestClient) -> None:
