@@ -224,11 +224,21 @@ class ManySearchRequest(SearchRequest):
     collections: CollectionNames | None = None
 
 
+class SkippedOut(BaseModel):
+    """A collection left out of an all-collections answer: damaged, or deleted meanwhile."""
+
+    collection: str
+    reason: str
+
+
 class ManySearchResponse(BaseModel):
     query: str
-    collections: list[str]
+    collections: list[str] = Field(description="The collections that answered.")
     mode: str
     results: list[Hit]
+    skipped: list[SkippedOut] = Field(
+        default_factory=list, description="Collections that could not be searched, and why."
+    )
 
 
 class ManyContextRequest(Strict):
@@ -301,6 +311,12 @@ class ContextResponse(BaseModel):
     max_tokens: int
     text: str
     blocks: list[ContextBlockOut]
+
+
+class ManyContextResponse(ContextResponse):
+    skipped: list[SkippedOut] = Field(
+        default_factory=list, description="Collections that could not be searched, and why."
+    )
 
 
 # A token id of the served model's own tokenizer (not tiktoken's); its vocabulary

@@ -15,9 +15,11 @@ from rich.text import Text
 
 from embedstore.cli.console import err
 from embedstore.cli.console import out as out  # re-exported: every command prints through it
+from embedstore.cli.nonempty import refuse_empty
 from embedstore.errors import EmbedstoreError, UserInputError
 
 if TYPE_CHECKING:
+    from embedstore.retrieval.federation import Skipped
     from embedstore.store.collection import Collection
     from embedstore.store.store import Store
 
@@ -38,7 +40,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable JSON 
 NameOption = Annotated[
     str | None,
     typer.Option(
-        "--name", "-n", metavar="NAME", help="Collection [default: the only one in the store]."
+        "--name", "-n", metavar="NAME", callback=refuse_empty,
+        help="Collection [default: the only one in the store].",
     ),
 ]
 
@@ -70,19 +73,33 @@ def open_collection(store: Path | None, name: str | None) -> Collection:
 NamesOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--name", "-n", metavar="NAME",
+        "--name", "-n", metavar="NAME", callback=refuse_empty,
         help="Collection to search; repeat for several [default: every collection].",
     ),
 ]
 
 
-def open_collections(store: Path | None, names: list[str] | None) -> list[Collection]:
-    """The named collections (each once), or every collection of the store."""
+def open_collections(
+    store: Path | None, names: list[str] | None
+) -> tuple[list[Collection], list[Skipped]]:
+    """The named collections (each once), or every collection of the store, that open; and
+    those skipped (damaged; deleted meanwhile when all were asked for): see ``note_skipped``."""
+    from embedstore.retrieval.federation import open_members  # lazy: --help stays fast
+
     the_store = open_store(store)
     chosen = list(dict.fromkeys(names)) if names else the_store.names()
     if not chosen:
         raise UserInputError("the store has no collection yet: run `embedstore index PATH` first")
-    return [the_store.open(name) for name in chosen]
+    members, skipped = open_members(chosen, the_store.open, missing_ok=not names)
+    return [m.collection for m in members], skipped
+
+
+def note_skipped(skipped: list[Skipped]) -> None:
+    """One line on stderr naming the collections an answer left out, and why."""
+    if skipped:
+        named = "; ".join(f"{s.collection!r} ({s.reason})" for s in skipped)
+        err.print(f"note: skipped {len(skipped)} collection(s): {named}", markup=False,
+                  soft_wrap=True)
 
 
 def print_json(data: Any) -> None:

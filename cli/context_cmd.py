@@ -16,6 +16,7 @@ from embedstore.cli.common import (
     NamesOption,
     StoreOption,
     cli_errors,
+    note_skipped,
     open_collections,
     print_json,
 )
@@ -101,7 +102,7 @@ def context(
     if path is not None and code is None:
         raise typer.BadParameter("--path goes with --code", param_hint="'--path'")
     cursor = parse_at(at) if at is not None else None  # before any collection opens
-    collections = open_collections(store, names)
+    collections, skipped = open_collections(store, names)
     filters = make_filters(collections, mode, include, exclude, language, None)
     # Lazy: `context --help` never loads the retrieval layer.
     from embedstore.retrieval.code_context import context_for_code
@@ -113,7 +114,8 @@ def context(
     count = load_tokenizer(tokenizer) if tokenizer else encoder_prompt_counter(collections[0])
     if query is not None and len(collections) > 1:
         packed = context_members([LocalMember(c) for c in collections], query, max_tokens, count,
-                                 mode=mode, filters=filters)
+                                 mode=mode, filters=filters, skipped=skipped)
+        skipped = packed.skipped
     elif query is not None:
         packed = context(
             collections[0], query, max_tokens, mode=mode, filters=filters, count_tokens=count
@@ -127,6 +129,7 @@ def context(
             collection, before, code_after=after, path=rel_path, max_tokens=max_tokens,
             tokenizer=tokenizer, filters=filters.for_root(root),
         )
+    note_skipped(skipped)
     if output == "json":
         print_json({
             "query": query or "", "collection": answered_by,
@@ -157,4 +160,3 @@ def collection_for(collections: list[Collection], file: Path | None) -> Collecti
         f"several collections exist ({', '.join(c.name for c in collections)}) and none holds "
         "the file: choose one with --name"
     )
-

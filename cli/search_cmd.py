@@ -12,6 +12,7 @@ from embedstore.cli.common import (
     StoreOption,
     cli_errors,
     err,
+    note_skipped,
     open_collections,
     out,
     print_json,
@@ -91,7 +92,7 @@ def search(
     returned fewer than the max(k, 100) candidates it was asked for.
     """
     output = output_format(fmt, as_json)
-    collections = open_collections(store, names)
+    collections, skipped = open_collections(store, names)
     results: list[SearchResult] = []
     searchable = [c for c in collections if c.stats().chunks > 0]
     for empty in (c for c in collections if c not in searchable):
@@ -101,6 +102,7 @@ def search(
                 f"folder into it: embedstore index PATH --name {empty.name}")
         if output == "text" and not searchable:
             out.print(note, markup=False)
+            note_skipped(skipped)
             return
         err.print(note, markup=False)
     if searchable:
@@ -115,7 +117,10 @@ def search(
             )
         else:
             members = [LocalMember(c) for c in searchable]
-            results = search_members(members, query, k, mode=mode, filters=filters)
+            results = search_members(members, query, k, mode=mode, filters=filters,
+                                     skipped=skipped)
+            skipped = results.skipped
+    note_skipped(skipped)
     several = len(collections) > 1
     if files_only:
         print_files(results)

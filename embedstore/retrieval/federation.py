@@ -13,20 +13,35 @@ scores that compare across members:
 A :class:`Member` is local here (a :class:`Collection` in this process); the
 same interface fits a remote shard, e.g. a Ray Serve deployment (see
 docs/scaling.md). Members are searched in parallel, the query encoded once.
+
+One member that cannot be read (damaged, outdated, deleted meanwhile) must not
+hide the others: it is skipped, and the answer names it in ``skipped``. Only
+when no member answers is its error the answer.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
 
 from embedstore.chunking.types import TokenCounter
-from embedstore.errors import EncoderMismatchError, UserInputError
+from embedstore.errors import (
+    CollectionLockedError,
+    CollectionNotFoundError,
+    CorruptCollectionError,
+    EmbedstoreError,
+    EncoderMismatchError,
+    LexicalIndexError,
+    OutdatedCollectionError,
+    StorageError,
+    UserInputError,
+    VectorIndexError,
+)
 from embedstore.retrieval.context import CONTEXT_CANDIDATES, RagContext, pack_context
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.search import SearchResult, check_search_args, search
@@ -34,6 +49,36 @@ from embedstore.store.collection import Collection
 
 # Threads that search members at once: SQLite and FAISS release the GIL.
 MAX_PARALLEL = min(16, (os.cpu_count() or 1) * 4)
+
+# What one member's files can raise; the request itself (a bad filter, another
+# encoder) is wrong for every member, so those errors are the answer.
+MEMBER_FAILURES = (
+    CollectionNotFoundError, CollectionLockedError, CorruptCollectionError, StorageError,
+    OutdatedCollectionError, VectorIndexError, LexicalIndexError,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Skipped:
+    """A member left out of an answer, and why."""
+
+    collection: str
+    reason: str
+
+
+class FederatedHits(list[SearchResult]):
+    """The merged hits, best first, and the members skipped."""
+
+    def __init__(self, hits: Sequence[SearchResult], skipped: Sequence[Skipped] = ()) -> None:
+        super().__init__(hits)
+        self.skipped = list(skipped)
+
+
+@dataclasses.dataclass(frozen=True)
+class FederatedContext(RagContext):
+    """A packed context and the members skipped."""
+
+    skipped: list[Skipped] = dataclasses.field(default_factory=list)
 
 
 class Member(Protocol):
@@ -63,15 +108,13 @@ class LocalMember:
 
     def __init__(self, collection: Collection) -> None:
         self.collection = collection
+        # Read now: a damaged database fails here, where ``open_members`` skips it.
+        m = collection.manifest
+        self.encoder_id = f"{m.encoder} ({m.pooling}, {m.dim}-d)"
 
     @property
     def name(self) -> str:
         return self.collection.name
-
-    @property
-    def encoder_id(self) -> str:
-        m = self.collection.manifest
-        return f"{m.encoder} ({m.pooling}, {m.dim}-d)"
 
     def encode_query(self, query: str) -> np.ndarray:
         return self.collection.query_encoder.encode([query], kind="query")  # (1, d)
@@ -82,6 +125,39 @@ class LocalMember:
         return search(self.collection, query, k, mode=mode, filters=filters, query_vector=vector)
 
 
+def open_members(
+    names: Sequence[str], open_one: Callable[[str], Collection], *, missing_ok: bool
+) -> tuple[list[LocalMember], list[Skipped]]:
+    """Each named collection that opens, and the others skipped with why.
+
+    ``missing_ok``: a collection gone since ``names`` was listed is skipped too (a
+    request for every collection); else a name that is not there is the caller's
+    mistake and raised. When none opens, the first one's error is raised.
+    """
+    opened: list[LocalMember] = []
+    skipped: list[Skipped] = []
+    errors: list[EmbedstoreError] = []
+    for name in names:
+        try:
+            opened.append(LocalMember(open_one(name)))
+        except MEMBER_FAILURES as exc:
+            if isinstance(exc, CollectionNotFoundError) and not missing_ok:
+                raise
+            skipped.append(Skipped(name, str(exc)))
+            errors.append(exc)
+    if not opened and errors:
+        raise _none_answered(errors, skipped)
+    return opened, skipped
+
+
+def _none_answered(errors: Sequence[EmbedstoreError], skipped: Sequence[Skipped]) -> Exception:
+    """The error when every member failed: its own when there was one, else all named."""
+    if len(errors) == 1:
+        return errors[0]
+    named = "; ".join(f"{s.collection}: {s.reason}" for s in skipped)
+    return type(errors[0])(f"no collection could be searched ({named})")
+
+
 def search_members(
     members: Sequence[Member],
     query: str,
@@ -89,8 +165,10 @@ def search_members(
     *,
     mode: str = "hybrid",
     filters: SearchFilters | None = None,
-) -> list[SearchResult]:
-    """The best ``k`` hits of all ``members``, each carrying its ``collection``."""
+    skipped: Sequence[Skipped] = (),
+) -> FederatedHits:
+    """The best ``k`` hits of all ``members``, each carrying its ``collection``; a member
+    that fails is skipped, and named after those of ``skipped`` (skipped when opened)."""
     check_search_args(query, k, mode)
     if not members:
         raise UserInputError("no collections to search: run `embedstore index PATH` first")
@@ -99,11 +177,24 @@ def search_members(
     if mode != "lexical":
         check_same_encoder(members)
         vector = members[0].encode_query(query)  # once for all: they share the encoder
+
+    def answer(member: Member) -> list[SearchResult] | EmbedstoreError:
+        try:
+            return member.search(query, k, mode, rules, vector)
+        except MEMBER_FAILURES as exc:
+            return exc
+
     if len(members) == 1:
-        return members[0].search(query, k, mode, rules, vector)
-    with ThreadPoolExecutor(min(MAX_PARALLEL, len(members))) as pool:
-        answers = list(pool.map(lambda m: m.search(query, k, mode, rules, vector), members))
-    return merge(answers, k, mode)
+        answers = [answer(members[0])]
+    else:
+        with ThreadPoolExecutor(min(MAX_PARALLEL, len(members))) as pool:
+            answers = list(pool.map(answer, members))
+    failed = [(m, a) for m, a in zip(members, answers, strict=True) if not isinstance(a, list)]
+    now_skipped = [*skipped, *(Skipped(m.name, str(exc)) for m, exc in failed)]
+    if len(failed) == len(members):
+        raise _none_answered([exc for _, exc in failed], now_skipped[len(skipped):])
+    found = [a for a in answers if isinstance(a, list)]
+    return FederatedHits(merge(found, k, mode), now_skipped)
 
 
 def check_same_encoder(members: Sequence[Member]) -> None:
@@ -138,13 +229,18 @@ def context_members(
     *,
     mode: str = "hybrid",
     filters: SearchFilters | None = None,
-) -> RagContext:
-    """The best hits of all ``members`` packed into ``max_tokens``.
+    skipped: Sequence[Skipped] = (),
+) -> FederatedContext:
+    """The best hits of all ``members`` packed into ``max_tokens``, and the members skipped
+    (see ``search_members``).
 
     With several members each block's path is ``collection/path``: two repositories
     may both have a ``setup.py``, and their lines must not merge.
     """
-    hits = search_members(members, query, CONTEXT_CANDIDATES, mode=mode, filters=filters)
+    found = search_members(members, query, CONTEXT_CANDIDATES, mode=mode, filters=filters,
+                           skipped=skipped)
+    hits: list[SearchResult] = found
     if len(members) > 1:
-        hits = [dataclasses.replace(h, path=f"{h.collection}/{h.path}") for h in hits]
-    return pack_context(query, hits, max_tokens, count_tokens)
+        hits = [dataclasses.replace(h, path=f"{h.collection}/{h.path}") for h in found]
+    packed = pack_context(query, hits, max_tokens, count_tokens)
+    return FederatedContext(**vars(packed), skipped=found.skipped)

@@ -6,15 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from embedstore.errors import EncoderMismatchError
+from embedstore.errors import (
+    CollectionNotFoundError,
+    CorruptCollectionError,
+    EmbedstoreError,
+    EncoderMismatchError,
+)
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.federation import (
     LocalMember,
+    Skipped,
     context_members,
     merge,
+    open_members,
     search_members,
 )
 from embedstore.retrieval.search import SearchResult, search
+from embedstore.store.collection import DB_FILE
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
@@ -95,3 +103,54 @@ def test_context_over_collections_keeps_same_named_files_apart(store: Store) -> 
                              lambda texts: [len(t.split()) for t in texts])
     paths = {b.path for b in packed.blocks}
     assert {"web/setup.py", "cli/setup.py"} <= paths
+
+
+def corrupt_header(store: Store, name: str) -> None:
+    """Garbage for a database, its log gone with it (the log may hold the real header)."""
+    folder = store.root / name
+    for log in folder.glob(f"{DB_FILE}-*"):
+        log.unlink()
+    (folder / DB_FILE).write_bytes(b"\xde\xad\xbe\xef" * 1024)
+
+
+def test_a_damaged_collection_is_skipped_and_named_when_opened(store: Store) -> None:
+    """Issue 30, G4: one damaged collection made every all-collections search fail."""
+    corrupt_header(store, "web")
+    opened, skipped = open_members(store.names(), store.open, missing_ok=True)
+    assert [m.name for m in opened] == ["cli"]
+    assert [s.collection for s in skipped] == ["web"] and "damaged" in skipped[0].reason
+    hits = search_members(opened, "parse arguments", 3, skipped=skipped)
+    assert hits[0].symbol == "parse_arguments" and hits.skipped == skipped
+    packed = context_members(opened, "setup", 500, lambda texts: [1 for _ in texts],
+                             skipped=skipped)
+    assert packed.blocks and packed.skipped == skipped
+
+
+def test_a_member_failing_in_its_search_is_skipped_and_named(store: Store) -> None:
+    class Broken(LocalMember):
+        def search(self, *args: object, **kwargs: object) -> list[SearchResult]:
+            raise CorruptCollectionError("collection 'web' is damaged")
+
+    broken = Broken(store.open("web"))
+    hits = search_members([broken, *members(store, "cli")], "parse arguments", 3)
+    assert {h.collection for h in hits} == {"cli"}
+    assert hits.skipped == [Skipped("web", "collection 'web' is damaged")]
+    # With nothing left to answer, the failure is the answer.
+    with pytest.raises(CorruptCollectionError, match="'web' is damaged"):
+        search_members([broken], "parse", 3)
+
+
+def test_a_vanished_collection_is_skipped_only_when_every_one_was_asked_for(
+    store: Store,
+) -> None:
+    """Issue 30, G5: a collection deleted between the listing and the search."""
+    names = store.names()
+    store.delete("web")
+    opened, skipped = open_members(names, store.open, missing_ok=True)
+    assert [m.name for m in opened] == ["cli"] and skipped[0].collection == "web"
+    opened[0].collection.close()
+    corrupt_header(store, "cli")
+    with pytest.raises(EmbedstoreError, match=r"searched \(cli: .*'cli' is damaged.*; web: "):
+        open_members(names, store.open, missing_ok=True)
+    with pytest.raises(CollectionNotFoundError, match="'web'"):
+        open_members(names, store.open, missing_ok=False)
