@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import datetime
@@ -11,7 +12,15 @@ import typer
 from rich.markup import escape
 from rich.text import Text
 
-from embedstore.cli.common import JsonOption, StoreOption, cli_errors, open_store, out, print_json
+from embedstore.cli.common import (
+    JsonOption,
+    StoreOption,
+    cli_errors,
+    open_store,
+    out,
+    print_json,
+)
+from embedstore.cli.console import err
 from embedstore.errors import EmbedstoreError, OutdatedCollectionError
 
 if TYPE_CHECKING:
@@ -54,16 +63,41 @@ def list_collections(store: StoreOption = None, as_json: JsonOption = False) -> 
     if not out.is_terminal:
         _print_columns([list(LIST_COLUMNS), *cells])
         return
-    from rich.table import Table
-
-    table = Table(*LIST_COLUMNS)
-    for line in cells:
-        # Escaped: an OS error's message holds brackets ("[Errno 28]").
-        table.add_row(*map(escape, line))
-    out.print(table)
+    _print_table(cells)
 
 
 LIST_COLUMNS = ("name", "files", "units", "chunks", "encoder", "index", "size", "indexed", "stale")
+# On a terminal, what fits 80 columns whole: `info NAME` has the units, chunks, the index
+# kind and the encoder's full id. Only a long name or encoder wraps (folds), nothing is cut.
+TERMINAL_COLUMNS = ("name", "files", "encoder", "size", "indexed", "stale")
+_FOLDED = ("name", "encoder")
+
+
+def _print_table(cells: list[list[str]]) -> None:
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in TERMINAL_COLUMNS:
+        folds = column in _FOLDED
+        table.add_column(column, overflow="fold" if folds else "ellipsis", no_wrap=not folds,
+                         justify="right" if column in ("files", "size") else "left")
+    wanted = [LIST_COLUMNS.index(column) for column in TERMINAL_COLUMNS]
+    encoder = TERMINAL_COLUMNS.index("encoder")
+    for line in cells:
+        shown = [line[i] for i in wanted]
+        shown[encoder] = _short_encoder(shown[encoder])
+        shown[-1] = shown[-1].replace(" files)", ")").replace(" file)", ")")  # "yes (3)"
+        # Escaped: an OS error's message holds brackets ("[Errno 28]").
+        table.add_row(*map(escape, shown))
+    out.print(table)
+
+
+def _short_encoder(encoder: str) -> str:
+    """``minilm-l6-code`` for ``embedstore/minilm-l6-code@c15cffb7``: the model's own name,
+    without its hub namespace or adapter digest (a local folder: its last part)."""
+    if ": " in encoder:  # "outdated: ..." or "unreadable: ...", said whole
+        return encoder
+    return encoder.rstrip("/").rpartition("/")[2].partition("@")[0]
 
 
 def _list_cells(row: dict[str, object], fresh: dict[str, Freshness]) -> list[str]:
@@ -128,10 +162,21 @@ def info(
 def rm(
     name: Annotated[str, typer.Argument(help="Collection to delete.")],
     store: StoreOption = None,
+    yes: Annotated[bool, typer.Option(
+        "--yes", "-y", help="Do not ask first (it asks only when stdin is a terminal).",
+    )] = False,
 ) -> None:
-    """Delete a collection and its files."""
-    open_store(store).delete(name)
-    out.print(f"Deleted collection {name}.")
+    """Delete a collection and its files; asks first on a terminal."""
+    the_store = open_store(store)
+    # A script (stdin not a terminal) is not asked: it could not answer, and `rm` has
+    # deleted without asking since 0.1. A name not in the store fails below, unasked.
+    asked = not yes and sys.stdin.isatty() and name in the_store.names()
+    if asked and not typer.confirm(f"Delete collection {name!r} from {the_store.root}?",
+                                   err=True):
+        err.print("Not deleted.", markup=False)
+        raise typer.Exit(code=1)
+    the_store.delete(name)
+    out.print(f"Deleted collection {name}.", markup=False)
 
 
 def _local_time(fresh: Freshness) -> str:
