@@ -6,6 +6,7 @@ they are stable identifiers (lower case, no spaces), not display names.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 # Anything not listed is still indexed as plain text when it decodes as UTF-8.
@@ -126,3 +127,70 @@ def detect_language(path: str | Path) -> str:
     if name.startswith("dockerfile.") or name.endswith(".dockerfile"):
         return "dockerfile"
     return _LANGUAGE_BY_EXTENSION.get(Path(name).suffix, FALLBACK_LANGUAGE)
+
+
+@dataclass(frozen=True)
+class TestCode:
+    """How one language marks test code: by file name, or inside a file by attribute."""
+
+    prefixes: tuple[str, ...] = ()  # file names that start so: `test_x.py`
+    suffixes: tuple[str, ...] = ()  # file names that end so: `x_test.go`
+    infixes: tuple[str, ...] = ()  # file names that hold it: `x.test.ts`, `x.spec.js`
+    # Lines that, leading a definition, make it a test: Rust's `#[test]`, `#[cfg(test)]`.
+    attributes: tuple[str, ...] = ()
+    modules: frozenset[str] = frozenset()  # owners whose members are tests: Rust's `mod tests`
+
+
+# Folders whose files are tests in every language.
+_TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs"})
+_JS_TESTS = TestCode(infixes=(".test.", ".spec."))
+_TEST_CODE: dict[str, TestCode] = {
+    "python": TestCode(prefixes=("test_", "conftest."), suffixes=("_test.py",)),
+    "go": TestCode(suffixes=("_test.go",)),
+    "javascript": _JS_TESTS,
+    "typescript": _JS_TESTS,
+    "tsx": _JS_TESTS,
+    "rust": TestCode(
+        attributes=("#[test]", "#[cfg(test)]", "#[tokio::test]"), modules=frozenset({"tests"})
+    ),
+    "java": TestCode(suffixes=("Test.java", "Tests.java")),
+    "kotlin": TestCode(suffixes=("Test.kt", "Tests.kt")),
+    "csharp": TestCode(suffixes=("Tests.cs", "Test.cs")),
+    "ruby": TestCode(suffixes=("_spec.rb", "_test.rb")),
+}
+
+
+def is_test_code(path: str, language: str, symbol: str | None = None, text: str = "") -> bool:
+    """Whether a unit of ``path`` is test code: its file or folder says so, or (in a
+    language that keeps tests beside the code, as Rust does) its attributes or module.
+
+    ``symbol`` and ``text`` are the unit's; only its leading lines are read.
+    """
+    parts = path.replace("\\", "/").split("/")
+    if any(part in _TEST_FOLDERS for part in parts[:-1]):
+        return True
+    rule = _TEST_CODE.get(language)
+    if rule is None:
+        return False
+    name = parts[-1]
+    if name.startswith(rule.prefixes) or name.endswith(rule.suffixes):
+        return True
+    if any(infix in name for infix in rule.infixes):
+        return True
+    owners = {owner for part in (symbol or "").split(", ") for owner in part.split(".")[:-1]}
+    if not rule.modules.isdisjoint(owners):
+        return True
+    return rule.attributes != () and any(
+        line.strip().startswith(rule.attributes) for line in _leading_lines(text)
+    )
+
+
+def _leading_lines(text: str) -> list[str]:
+    """A unit's lines up to its first that is neither comment nor attribute: its header."""
+    lines = []
+    for line in text.split("\n"):
+        lines.append(line)
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("//", "#[", "/*", "*")):
+            break
+    return lines

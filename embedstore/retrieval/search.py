@@ -19,6 +19,7 @@ from embedstore.errors import UserInputError
 from embedstore.lexical import fts_query, index_terms, query_terms
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.fusion import fuse
+from embedstore.retrieval.tests_last import demote_tests, is_descriptive
 from embedstore.store import db
 
 if TYPE_CHECKING:
@@ -119,8 +120,12 @@ def search(
         ranked = lexical
     else:
         ranked = fuse(dense, lexical, fetch)
+    rows: dict[int, db.UnitRow] = {}
+    if is_descriptive(query):
+        rows = db.unit_rows(collection.conn, [i for i, _ in ranked])
+        ranked = demote_tests(ranked, rows)
     top = ranked[:k]
-    return _results(collection, top, dict(dense), dict(lexical), query, vector)
+    return _results(collection, top, dict(dense), dict(lexical), query, vector, rows)
 
 
 def _results(
@@ -130,12 +135,14 @@ def _results(
     lexical_scores: dict[int, float],
     query: str,
     query_vector: np.ndarray | None,
+    read: dict[int, db.UnitRow],
 ) -> list[SearchResult]:
+    """The hits of ``top``; ``read``: rows already read (the rest are read here)."""
     ids = [i for i, _ in top]
     root = collection.manifest.source_root
     # A collection of one file has that file as its root.
     one_file = root is not None and Path(root).is_file()
-    rows = db.unit_rows(collection.conn, ids)
+    rows = read if all(i in read for i in ids) else db.unit_rows(collection.conn, ids)
     pieces = db.split_unit_pieces(collection.conn, ids)
     dim = collection.manifest.dim if pieces else 0
     results = []

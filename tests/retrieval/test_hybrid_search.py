@@ -115,3 +115,49 @@ def test_without_a_vector_the_piece_with_most_of_the_querys_terms_matches() -> N
     ]
     assert best_piece(pieces, "build the encoding tables from a charmap", None, 0) == (81, 99)
     assert best_piece(pieces, "heading", None, 0) == (41, 80)
+
+
+GO_PACKAGE = {
+    "duration.go": (
+        "package timeutil\n\nfunc ParseDuration(s string) (Duration, error) {\n"
+        "\treturn parse(s)\n}\n"
+    ),
+    "duration_test.go": (
+        "package timeutil\n\nfunc TestParseDuration(t *testing.T) {\n"
+        "\t// Parse every duration string with its units.\n"
+        "\tfor _, c := range durationStrings {\n\t\td, _ := ParseDuration(c.in)\n"
+        "\t\tcheck(t, d, c.want)\n\t}\n}\n"
+    ),
+    # Others, so that the query's words are rare enough to count.
+    **{
+        f"{name}.go": f"package timeutil\n\nfunc {name.title()}(x int) int {{\n\treturn x\n}}\n"
+        for name in ("round", "truncate", "abs", "sign", "clamp", "zero")
+    },
+}
+
+
+@pytest.fixture
+def go_package(tmp_path: Path, fake_encoder: FakeEncoder) -> Store:
+    repo = tmp_path / "go"
+    repo.mkdir()
+    for rel, text in GO_PACKAGE.items():
+        (repo / rel).write_text(text)
+    the_store = Store()
+    index_folder(the_store, repo, IndexOptions(name="go", encoder=FAKE_SPEC))
+    return the_store
+
+
+def test_a_descriptive_query_ranks_code_above_its_tests(go_package: Store) -> None:
+    collection = go_package.open("go")
+
+    def ranked(query: str) -> list[str | None]:
+        return [h.symbol for h in search(collection, query, k=2, mode="lexical")]
+
+    # The test repeats the query's words: by score alone it comes first...
+    assert ranked("parse a duration string with units, as tests do") == [
+        "TestParseDuration", "ParseDuration"
+    ]
+    # ... unless the query describes behaviour.
+    assert ranked("parse a duration string with units") == ["ParseDuration", "TestParseDuration"]
+    # A query naming the test finds it first.
+    assert ranked("TestParseDuration")[0] == "TestParseDuration"
