@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from fastapi import APIRouter
+from starlette.exceptions import HTTPException
 
 from embedstore.api.deps import CollectionDep, StateDep
 from embedstore.api.highlight import highlight
@@ -28,22 +31,37 @@ from embedstore.retrieval import search as search_module
 from embedstore.retrieval.code_context import context_for_code
 from embedstore.retrieval.context import RagContext
 from embedstore.retrieval.search import SearchResult
-from embedstore.retrieval.tokenizers import load_tokenizer
+from embedstore.retrieval.tokenizers import (
+    encoding_names,
+    load_encoding,
+    load_folder,
+    load_tokenizer,
+)
 from embedstore.store.collection import Collection
 
 router = APIRouter(prefix="/v1/collections/{name}", tags=["search"])
 
 
 def tokenizer_for(state: AppState, requested: str | None) -> TokenCounter | None:
-    """The requested tokenizer (a tiktoken name, or a folder under an allowed root), else
-    the server's."""
+    """The requested tokenizer, else the server's (None: the encoder's).
+
+    A client names a tiktoken encoding, or gives the absolute path of a folder under an
+    allowed root: a bare name must never resolve against the server's working folder,
+    nor ``~user`` tell whose home folders exist.
+    """
     if requested is None:
-        spec = state.settings.tokenizer
-    elif "/" in requested or requested.startswith("."):
-        spec = str(allowed_path(requested, state.settings.allowed_roots))
-    else:
-        spec = requested
-    return load_tokenizer(spec) if spec else None
+        spec = state.settings.tokenizer  # the operator's own choice: any folder or name
+        return load_tokenizer(spec) if spec else None
+    known = encoding_names()
+    if requested in known:
+        return load_encoding(requested)
+    if not Path(requested).is_absolute():
+        raise HTTPException(422, (
+            f"tokenizer must be a tiktoken encoding ({', '.join(sorted(known))}) or the "
+            "absolute path of a Hugging Face tokenizer folder under a folder this server "
+            "may read (--allow-root)"
+        ))
+    return load_folder(allowed_path(requested, state.settings.allowed_roots), requested)
 
 
 def check_queries(state: AppState, queries: list[str], k: int) -> None:

@@ -24,27 +24,47 @@ OFFLINE_SUFFIX = "_offline"
 def load_tokenizer(spec: str) -> TokenCounter:
     """A counter of prompt tokens (no special tokens) for ``spec``; TokenizerNotFoundError if
     it cannot be had."""
-    folder = Path(spec).expanduser()
-    try:
-        is_folder = folder.is_dir()
-    except OSError:  # a name too long for a path, say: it names no folder
-        is_folder = False
-    if is_folder:
-        return _hugging_face(folder)
-    if "/" in spec or spec.startswith("."):
+    folder = _as_folder(spec)
+    if folder is not None:
+        return load_folder(folder, spec)
+    if "/" in spec or spec.startswith((".", "~")):
         raise TokenizerNotFoundError(f"tokenizer {spec!r}: no such folder")
-    return _tiktoken(spec)
+    return load_encoding(spec)
 
 
-def _hugging_face(folder: Path) -> TokenCounter:
+def _as_folder(spec: str) -> Path | None:
+    try:
+        folder = Path(spec).expanduser()
+        return folder if folder.is_dir() else None
+    except RuntimeError:  # "~nosuchuser": no such home folder
+        return None
+    except OSError:  # a name too long for a path, say: it names no folder
+        return None
+
+
+def encoding_names() -> list[str]:
+    """The tiktoken encodings known by name."""
+    import tiktoken
+
+    return tiktoken.list_encoding_names()
+
+
+@functools.lru_cache(maxsize=8)
+def load_folder(folder: Path, shown: str) -> TokenCounter:
+    """The Hugging Face tokenizer in ``folder``; errors name it as ``shown`` (what the user
+    gave: a server never tells where a path led)."""
     from tokenizers import Tokenizer  # a dependency of sentence-transformers
 
+    if not folder.is_dir():
+        raise TokenizerNotFoundError(f"tokenizer {shown!r}: no such folder")
     if not (folder / HF_FILE).is_file():
-        raise TokenizerNotFoundError(f"tokenizer folder {str(folder)!r} has no {HF_FILE}")
+        raise TokenizerNotFoundError(f"tokenizer folder {shown!r} has no {HF_FILE}")
     try:
         tokenizer = Tokenizer.from_file(str(folder / HF_FILE))
-    except Exception as exc:  # the library raises bare Exceptions for a bad file
-        raise TokenizerNotFoundError(f"tokenizer {str(folder)!r} cannot be read: {exc}") from None
+    except Exception:  # the library raises bare Exceptions for a bad file
+        raise TokenizerNotFoundError(
+            f"tokenizer {shown!r}: its {HF_FILE} cannot be read"
+        ) from None
     # A saved tokenizer.json may truncate or pad to a fixed length; a budget counts real tokens.
     tokenizer.no_truncation()
     tokenizer.no_padding()
@@ -55,10 +75,11 @@ def _hugging_face(folder: Path) -> TokenCounter:
     return count
 
 
-def _tiktoken(name: str) -> TokenCounter:
+def load_encoding(name: str) -> TokenCounter:
+    """The tiktoken encoding ``name`` (never a folder of that name)."""
     import tiktoken
 
-    known = tiktoken.list_encoding_names()
+    known = encoding_names()
     if name not in known:
         raise TokenizerNotFoundError(
             f"unknown tokenizer {name!r}: give a Hugging Face tokenizer folder or one of "

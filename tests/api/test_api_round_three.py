@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
+from embedstore.cli.app import app as cli_app
+from embedstore.retrieval.tokenizers import load_tokenizer
 from embedstore.store.collection import DB_FILE
+from tests.api.conftest import error_of
 from tests.fakes import FAKE_SPEC
 
 
@@ -79,3 +85,53 @@ def test_g5_a_collection_being_deleted_is_skipped_not_an_error(
         assert deleted == [200]
         after = client.post("/v1/search", json={"query": "alpha first"}).json()
         assert after["collections"] == ["c"] and after["skipped"] == []
+
+
+def save_tokenizer(folder: Path) -> Path:
+    """A word-level tokenizer.json: one token per word."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    folder.mkdir(parents=True)
+    tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "alpha": 1}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+@pytest.mark.parametrize("route", ["/v1/collections/c/context", "/v1/context"])
+def test_g2_a_tokenizer_is_a_known_name_or_a_folder_under_an_allowed_root(
+    client: TestClient, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch, route: str,
+) -> None:
+    """A bare name resolved against the server's working folder (outside --allow-root), and
+    "~user" told whose home folders exist."""
+    elsewhere = tmp_path_factory.mktemp("server-cwd")
+    save_tokenizer(elsewhere / "tokdir")
+    monkeypatch.chdir(elsewhere)
+    load_tokenizer.cache_clear()
+    for refused in ("tokdir", "./tokdir", "~root", "~daemon", "~nosuchuser", "~"):
+        status, _, message = error_of(
+            client.post(route, json={"query": "alpha", "tokenizer": refused})
+        )
+        assert status == 422, (refused, message)
+        assert "/" not in message.replace("--allow-root", ""), message  # no path told
+    outside = client.post(route, json={"query": "alpha", "tokenizer": str(elsewhere / "tokdir")})
+    assert outside.status_code == 403, outside.text
+    inside = save_tokenizer(tmp_path / "tok")
+    for allowed in (str(inside), "cl100k_base"):
+        packed = client.post(route, json={"query": "alpha", "tokenizer": allowed})
+        assert packed.status_code == 200, (allowed, packed.text)
+        assert packed.json()["tokens"] > 0
+    no_file = client.post(route, json={"query": "alpha", "tokenizer": str(tmp_path)})
+    assert no_file.status_code == 404 and str(tmp_path) in no_file.text  # the client's own words
+
+
+def test_g3_a_home_folder_of_nobody_is_one_line_in_the_cli(client: TestClient) -> None:
+    """"~nosuchuser" was a 47-line traceback (Path.expanduser raises RuntimeError)."""
+    store = client.app.state.embedstore.store.root  # type: ignore[attr-defined]
+    result = CliRunner().invoke(
+        cli_app, ["context", "alpha", "--tokenizer", "~nosuchuser", "--store", str(store)]
+    )
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1, result.stderr
+    assert "tokenizer '~nosuchuser': no such folder" in lines[0]
