@@ -50,6 +50,10 @@ class _JobProgress:
             done = self._job.stages[stage]["done"] or 0
             self._job.stages[stage]["done"] = done + n
 
+    def add_total(self, stage: str, n: int) -> None:
+        with self._lock:
+            self._job.stages[stage]["total"] = (self._job.stages[stage]["total"] or 0) + n
+
     def finish(self, stage: str) -> None:
         with self._lock:
             entry = self._job.stages[stage]

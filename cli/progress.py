@@ -87,6 +87,12 @@ class RichProgress:
         if self._log_every is not None and time.monotonic() - self._last_line >= self._log_every:
             self._log(stage)
 
+    def add_total(self, stage: str, n: int) -> None:
+        task = self._task(stage)
+        # Set on the task, not through update(total=...), which forgets the rate measured
+        # so far: a total that grows with each chunked file would never show an ETA.
+        task.total = (task.total or 0) + n
+
     def finish(self, stage: str) -> None:
         if self._log_every is not None:
             self._log(stage, final=True)
@@ -97,7 +103,8 @@ class RichProgress:
         return next(t for t in self._progress.tasks if t.id == self._tasks[stage])
 
     def _log(self, stage: str, *, final: bool = False) -> None:
-        """`Encoding chunks: 1,200/27,000 (4%), 35.1/s, 34.2s`; the last one ends in `, done`."""
+        """`Encoding chunks: 1,200/27,000 (4%), 35.1/s, 34.2s, ETA 12m 35s`; the last one ends
+        in `, done`."""
         task = self._task(stage)
         elapsed = task.elapsed or 0.0
         parts = []
@@ -112,11 +119,23 @@ class RichProgress:
         parts.append(f"{elapsed:.1f}s")
         if final:
             parts.append("done")
+        elif speed and task.total:
+            parts.append(f"ETA {_duration((task.total - task.completed) / speed)}")
         self._console.print(
             f"{task.description}: {', '.join(parts)}", markup=False, highlight=False,
             soft_wrap=True,
         )
         self._last_line = time.monotonic()
+
+
+def _duration(seconds: float) -> str:
+    """``1h 02m``, ``12m 35s`` or ``40s``: as precise as a guess deserves."""
+    whole = round(seconds)
+    if whole >= 3600:
+        return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
+    if whole >= 60:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole}s"
 
 
 # The stages `embedstore plt train` adds to indexing's; "chunk" has its label already.

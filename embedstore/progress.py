@@ -12,6 +12,11 @@ class Progress(Protocol):
 
     def advance(self, stage: str, n: int = 1) -> None: ...
 
+    def add_total(self, stage: str, n: int) -> None:
+        """``n`` more to do in ``stage``: a total learnt as the stage runs (encoding learns
+        what to encode while files are still being chunked)."""
+        ...
+
     def finish(self, stage: str) -> None: ...
 
 
@@ -22,6 +27,9 @@ class NullProgress:
         pass
 
     def advance(self, stage: str, n: int = 1) -> None:
+        pass
+
+    def add_total(self, stage: str, n: int) -> None:
         pass
 
     def finish(self, stage: str) -> None:

@@ -90,9 +90,10 @@ def _reuse(run: Run, texts: dict[str, str], vectors: dict[str, bytes], new: Long
     tables = ("pending_vectors",) if run.opts.rebuild else ("chunks", "pending_vectors")
     wanted = [h for h in texts if h not in vectors and h not in new]
     vectors.update(db.known_vectors(run.collection.conn, wanted, tables=tables))
-    for h in wanted:
-        if h not in vectors:
-            new.add(h, texts[h])
+    fresh = [h for h in wanted if h not in vectors]
+    for h in fresh:
+        new.add(h, texts[h])
+    run.ui.add_total("encode", len(fresh))  # the bar's total, final once chunking ends
     return time.perf_counter() - began
 
 
