@@ -194,3 +194,22 @@ def _leading_lines(text: str) -> list[str]:
         if stripped and not stripped.startswith(("//", "#[", "/*", "*")):
             break
     return lines
+
+
+# How a line comment starts, where it is not `//` (C, Go, Rust, Java, JS, TS, ...).
+_LINE_COMMENTS: dict[str, str] = {
+    **dict.fromkeys(
+        ("python", "cython", "ruby", "shell", "perl", "r", "elixir", "julia", "yaml", "toml",
+         "make", "cmake", "dockerfile", "powershell", "fish", "terraform", "text"),
+        "#",
+    ),
+    **dict.fromkeys(("lua", "sql", "haskell"), "--"),
+    "erlang": "%",
+    "latex": "%",
+    "clojure": ";",
+}
+
+
+def line_comment(language: str) -> str:
+    """What starts a comment line in ``language``: a path header in a prompt stays inert."""
+    return _LINE_COMMENTS.get(language, "//")

@@ -63,14 +63,17 @@ class ContextBlock:
                 runs.append((n, n))
         return runs
 
-    def render(self) -> str:
-        runs = self.ranges
-        body = f"\n{ELISION}\n".join(
-            "\n".join(self.lines[n] for n in range(first, last + 1)) for first, last in runs
+    @property
+    def body(self) -> str:
+        """The lines, an ``…`` line where a run ends."""
+        return f"\n{ELISION}\n".join(
+            "\n".join(self.lines[n] for n in range(first, last + 1)) for first, last in self.ranges
         )
-        where = ",".join(f"{first}-{last}" for first, last in runs)
+
+    def render(self) -> str:
+        where = ",".join(f"{first}-{last}" for first, last in self.ranges)
         fence = "```"
-        return f"{self.path}:{where}\n{fence}{self.language}\n{body}\n{fence}"
+        return f"{self.path}:{where}\n{fence}{self.language}\n{self.body}\n{fence}"
 
     def touches(self, other: ContextBlock) -> bool:
         """Overlapping or directly adjacent lines of the same file."""
