@@ -1,6 +1,8 @@
-// The search page: plain JavaScript over the REST API, no build step.
+// The search page: plain JavaScript over the REST API, no build step. The results
+// (results.js), facets (facets.js), file view (file.js) and keys (keys.js) are helpers of this.
 // A search's query, collection, mode, k and filters live in the URL, so a link
-// shares it and Back returns to the one before; so does an open file (`view`).
+// shares it and Back returns to the one before; so does an open file (`view`, and the
+// marked lines in the hash: `#L40-L52`).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -25,18 +27,66 @@ let collectionNames = [];
 // The latest listing of the collections: a search submitted before it arrives waits for it.
 let collectionsListed = Promise.resolve();
 
+// The server did not answer at all (stopped, restarted, the network down): worth a retry.
+class Unreachable extends Error {}
+
 async function api(path, body) {
   const headers = { "Content-Type": "application/json" };
   if (keyInput.value) headers.Authorization = `Bearer ${keyInput.value}`;
-  const response = await fetch(path, {
-    method: body ? "POST" : "GET",
-    headers,
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error ? data.error.message : response.statusText);
+  let response;
+  try {
+    response = await fetch(path, {
+      method: body ? "POST" : "GET",
+      headers,
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {  // fetch fails only when no answer came: its own message says no more than that
+    throw new Unreachable(`Cannot reach the embedstore server at ${window.location.host}. ` +
+      "Is `embedstore serve` still running?");
+  }
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.error ? data.error.message : `${response.status} ${response.statusText}`);
   return data;
 }
+
+// --- Problems: a message with a Retry when the server is away; a bad filter on its field
+
+let retry = null;  // what Retry runs again
+
+function showProblem(message, again = null) {
+  $("problem-text").textContent = message;
+  retry = again;
+  $("retry").hidden = !again;
+  $("problem").hidden = false;
+}
+
+function clearProblems() {
+  $("problem").hidden = true;
+  for (const field of document.querySelectorAll("#filters input")) {
+    field.removeAttribute("aria-invalid");
+    const error = $(`${field.id}-error`);
+    if (error) error.textContent = "";
+  }
+}
+
+// The server names a bad glob in its message ("invalid glob 'src/[a': ..."): mark the box
+// holding it, with that message. False when no box holds it.
+function markBadFilter(message, state) {
+  const glob = /invalid glob '((?:[^']|'(?!:))*)'/.exec(message);
+  const param = glob && ["include", "exclude"].find((name) => state[name].includes(glob[1]));
+  if (!param) return false;
+  setOptionsOpen(true);
+  $(param).setAttribute("aria-invalid", "true");
+  $(`${param}-error`).textContent = message;
+  $(param).focus();
+  return true;
+}
+
+$("retry").addEventListener("click", () => {
+  const again = retry;
+  clearProblems();
+  if (again) again();
+});
 
 const collectionURL = (name) => `/v1/collections/${encodeURIComponent(name)}`;
 
@@ -55,9 +105,12 @@ async function loadCollections() {
     if (options.some((o) => o.value === remembered)) select.value = remembered;
     $("status").textContent = collections.length ? "" : "No collection yet: run `embedstore index PATH`.";
   } catch (err) {
-    $("status").textContent = `Could not list collections: ${err.message}`;
+    showProblem(err instanceof Unreachable ? err.message : `Could not list the collections: ${err.message}`,
+      err instanceof Unreachable ? startPage : null);
+    return false;
   }
   loadExamples();
+  return true;
 }
 
 // --- Example queries: the collection's own (GET /v1/collections/{name}/examples)
@@ -122,20 +175,34 @@ function showState(state) {
   if (![...kSelect.options].some((o) => Number(o.value) === state.k)) kSelect.add(new Option(String(state.k)));
   kSelect.value = String(state.k);
   for (const param of Object.keys(FILTERS)) $(param).value = state[param].join(", ");
+  // Options the URL sets are shown: a narrowed search says so.
+  if (state.mode !== MODES[0] || state.k !== DEFAULT_K || Object.keys(FILTERS).some((p) => state[p].length)) {
+    setOptionsOpen(true);
+  }
   loadExamples();
 }
 
+function setOptionsOpen(open) {
+  $("options").hidden = !open;
+  $("options-toggle").setAttribute("aria-expanded", String(open));
+}
+
+$("options-toggle").addEventListener("click", () => setOptionsOpen($("options").hidden));
+
 // `view=path:10-20` (and `view_collection=name` when the search's collection does
-// not say which): the file open over the results, that range highlighted.
-function viewFromParams(params, collection) {
+// not say which): the file open over the results, scrolled to that definition; the hash
+// `#L12-L14` (or `#L12`) the lines marked in it.
+function viewFromParams(params, collection, hash) {
   const found = /^(.+?)(?::(\d+)(?:-(\d+))?)?$/.exec(params.get("view") || "");
   if (!found) return null;
   const start = found[2] ? Number(found[2]) : null;
+  const lines = /^#L(\d+)(?:-L(\d+))?$/.exec(hash);
   return {
     collection: params.get("view_collection") || collection,
     path: found[1],
     start,
     end: found[3] ? Number(found[3]) : start,
+    marked: lines ? [Number(lines[1]), Number(lines[2] || lines[1])] : null,
   };
 }
 
@@ -151,7 +218,7 @@ function stateFromURL() {
   // A link for "all" opened on a store of one collection: that one is all.
   if (state.collection === ALL && collectionNames.length === 1) state.collection = collectionNames[0];
   for (const param of Object.keys(FILTERS)) state[param] = params.getAll(param).flatMap(splitList);
-  state.view = viewFromParams(params, state.collection);
+  state.view = viewFromParams(params, state.collection, window.location.hash);
   return state;
 }
 
@@ -168,7 +235,9 @@ function urlOf(state) {
     params.set("view", view.start ? `${view.path}:${view.start}-${view.end}` : view.path);
     if (view.collection !== state.collection) params.set("view_collection", view.collection);
   }
-  return `?${params}`;
+  const [first, last] = (view && view.marked) || [];
+  const hash = !first ? "" : first === last ? `#L${first}` : `#L${first}-L${last}`;
+  return `?${params}${hash}`;
 }
 
 // The search part of a state: two states with the same key show the same results.
@@ -177,7 +246,7 @@ const searchKey = (state) => urlOf({ ...state, view: null });
 // A new search or file is a new history entry; the same one again is not.
 function go(state, entry = null) {
   const url = urlOf(state);
-  if (url !== window.location.search) history.pushState(entry, "", url);
+  if (url !== window.location.search + window.location.hash) history.pushState(entry, "", url);
   showURLState();
 }
 
@@ -225,6 +294,7 @@ async function runSearch(state) {
   }
   $("empty").hidden = true;
   $("no-results").hidden = true;
+  clearProblems();
   $("status").textContent = "Searching…";
   const ticket = ++latest;
   shownKey = searchKey(state);
@@ -236,7 +306,7 @@ async function runSearch(state) {
     // All collections: one ranking over them (POST /v1/search); every hit names its collection.
     const data = await api(all ? "/v1/search" : `${collectionURL(state.collection)}/search`, body);
     if (ticket !== latest) return;
-    showResults(data.results, queryTerms(state.q), all);
+    showResults(data.results, state, queryTerms(state.q));
     const ms = Math.round(performance.now() - started);
     $("status").textContent = `${data.results.length} results in ${ms} ms`;
     if (!data.results.length) suggestOthers(state);
@@ -244,12 +314,17 @@ async function runSearch(state) {
     if (ticket !== latest) return;
     shownKey = null;
     showResults([]);
-    $("status").textContent = `Error: ${err.message}`;
+    $("status").textContent = "";
+    if (err instanceof Unreachable) showProblem(err.message, () => runSearch(state));
+    else if (!markBadFilter(err.message, state)) showProblem(`The search was refused: ${err.message}`);
   }
 }
 
-function showResults(results, terms = null, withCollection = false) {
-  $("results").replaceChildren(...results.map((hit, i) => renderHit(hit, i + 1, terms, withCollection)));
+function showResults(results, state = null, terms = null) {
+  const all = Boolean(state) && state.collection === ALL;
+  $("results").replaceChildren(...renderResults(results, terms, all));
+  if (state) renderFacets(results, state);
+  else $("facets").hidden = true;
   // The Map view (map.js) rings these results' points.
   document.dispatchEvent(new CustomEvent("search-results", { detail: results }));
 }
@@ -287,198 +362,16 @@ function suggestOthers(state) {
   box.hidden = false;
 }
 
-function renderHit(hit, rank, terms, withCollection) {
-  const article = document.createElement("article");
-  article.className = "hit";
-  const head = document.createElement("h2");
-  // The path opens the file with this range highlighted; a real link, so it opens in a tab too.
-  const view = { collection: hit.collection, path: hit.path, start: hit.start_line, end: hit.end_line };
-  const where = document.createElement("span");
-  where.className = "location";
-  const link = document.createElement("a");
-  link.href = urlOf({ ...stateFromURL(), view });
-  link.textContent = `${hit.path}:${hit.start_line}-${hit.end_line}`;
-  link.addEventListener("click", (event) => {
-    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    event.preventDefault();
-    openFile(view);
-  });
-  const text = document.createElement("span");
-  text.append(`${rank}. `, link);
-  where.append(text);
-  head.append(where);
-  if (withCollection) {
-    const collection = document.createElement("span");
-    collection.className = "collection";
-    collection.textContent = hit.collection;
-    head.append(collection);
-  }
-  const meta = document.createElement("span");
-  meta.className = "meta";
-  meta.textContent = `${hit.symbol ? hit.symbol + " · " : ""}${hit.kind} · score ${hit.score.toFixed(3)} · ${hit.found_by}`;
-  // An editor opens `abs_path:line` where the file is on disk; else the indexed range.
-  const copied = hit.abs_path ? `${hit.abs_path}:${hit.start_line}` : `${hit.path}:${hit.start_line}-${hit.end_line}`;
-  head.append(meta, copyButton(copied));
-  const code = document.createElement("div");
-  code.className = "code";
-  // The server's highlighter escapes the code and classes each line: lines of
-  // the matched piece are "match", lines past the preview are "folded".
-  code.innerHTML = hit.html;
-  if (terms) markTerms(code, terms);
-  article.append(head, code);
-  const folded = code.querySelectorAll(".line.folded").length;
-  if (folded) article.append(moreButton(article, folded));
-  return article;
-}
-
-// "… N more lines" under a folded definition; a click unfolds it (and folds it back).
-function moreButton(article, folded) {
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "more";
-  const label = () => (article.classList.contains("open") ? "show less" : `… ${folded} more lines`);
-  button.textContent = label();
-  button.addEventListener("click", () => {
-    article.classList.toggle("open");
-    button.textContent = label();
-  });
-  return button;
-}
-
 // Bring result `index` (0-based) into view and flash it: the map's way to point at it.
 function showResult(index) {
   showPanel("results");
-  const article = $("results").children[index];
-  if (!article) return;
+  const shown = document.querySelector(`#results [data-rank="${index}"]`);
+  if (!shown) return;
+  const article = shown.closest(".hit");
   article.scrollIntoView({ block: "center" });
   article.classList.remove("flash");
   void article.offsetWidth;  // restart the animation when the same result is shown again
   article.classList.add("flash");
-}
-
-// --- Copying a location
-
-// navigator.clipboard needs a secure context (https or loopback); elsewhere the old way.
-async function copyText(text) {
-  if (navigator.clipboard && window.isSecureContext) {
-    await navigator.clipboard.writeText(text);
-    return;
-  }
-  const area = document.createElement("textarea");
-  area.value = text;
-  document.body.append(area);
-  area.select();
-  document.execCommand("copy");
-  area.remove();
-}
-
-function copyButton(text) {
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "copy";
-  button.title = `Copy ${text}`;
-  button.textContent = "copy";
-  button.addEventListener("click", async () => {
-    try {
-      await copyText(text);
-      button.textContent = "copied";
-    } catch {
-      button.textContent = "copy failed";
-    }
-    setTimeout(() => { button.textContent = "copy"; }, 1500);
-  });
-  return button;
-}
-
-// --- A whole file, the hit's range highlighted (GET /v1/collections/{name}/files/{path})
-
-let fileTicket = 0;
-
-function openFile(view) {
-  go({ ...stateFromURL(), view }, { file: true });
-}
-
-async function showFile(view) {
-  showPanel("file");
-  const range = view.start ? `:${view.start}-${view.end}` : "";
-  $("file-title").textContent = `${view.collection} · ${view.path}${range}`;
-  const code = $("file-code");
-  code.replaceChildren();
-  const ticket = ++fileTicket;
-  let file;
-  try {
-    const path = view.path.split("/").map(encodeURIComponent).join("/");
-    file = await api(`${collectionURL(view.collection)}/files/${path}`);
-  } catch (err) {
-    if (ticket === fileTicket) code.textContent = `Cannot show ${view.path}: ${err.message}`;
-    return;
-  }
-  if (ticket !== fileTicket) return;
-  const lines = file.text.split("\n");
-  if (file.text.endsWith("\n")) lines.pop();
-  const fragment = document.createDocumentFragment();
-  lines.forEach((text, i) => {
-    const number = i + 1;
-    const line = document.createElement("span");
-    line.className = view.start && number >= view.start && number <= view.end ? "line selected" : "line";
-    const label = document.createElement("span");
-    label.className = "linenos";
-    label.textContent = String(number).padStart(String(lines.length).length);
-    line.append(label, text);
-    fragment.append(line);
-  });
-  code.append(fragment);
-  const first = code.querySelector(".line.selected");
-  if (first) first.scrollIntoView({ block: "center" });
-}
-
-$("file-close").addEventListener("click", () => {
-  // Opened from this page: Back returns to where it was, scroll included.
-  if (history.state && history.state.file) history.back();
-  else go({ ...stateFromURL(), view: null });
-});
-
-// --- Query terms marked in the code
-
-// Words too common to be worth marking.
-const STOP_WORDS = new Set(("a an and are as at be by do does for from how in into is it of on or " +
-  "that the this to what when where which with").split(" "));
-
-// The query's words, and the parts of a snake_case or camelCase name, as one
-// case-insensitive pattern (longest first, so "token" wins over "to"); null when none.
-function queryTerms(query) {
-  const words = query.match(/[A-Za-z0-9_]+/g) || [];
-  const parts = words.flatMap((w) => [w, ...w.split("_"), ...w.split(/(?<=[a-z0-9])(?=[A-Z])/)]);
-  const terms = [...new Set(parts.map((p) => p.toLowerCase()))]
-    .filter((t) => t.length >= 2 && !STOP_WORDS.has(t))
-    .sort((a, b) => b.length - a.length);
-  if (!terms.length) return null;
-  return new RegExp(terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
-}
-
-// Wrap each match in the code's text (not in line numbers) in <mark class="term">.
-function markTerms(code, pattern) {
-  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT, {
-    acceptNode: (node) => (node.parentElement.closest(".linenos") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
-  });
-  const nodes = [];
-  while (walker.nextNode()) nodes.push(walker.currentNode);
-  for (const node of nodes) {
-    const text = node.nodeValue;
-    const pieces = [];
-    let last = 0;
-    for (const found of text.matchAll(pattern)) {
-      pieces.push(text.slice(last, found.index));
-      const mark = document.createElement("mark");
-      mark.className = "term";
-      mark.textContent = found[0];
-      pieces.push(mark);
-      last = found.index + found[0].length;
-    }
-    if (last === 0) continue;
-    pieces.push(text.slice(last));
-    node.replaceWith(...pieces);
-  }
 }
 
 // --- Wiring
@@ -500,15 +393,6 @@ $("collection").addEventListener("change", () => {
   loadExamples();
 });
 
-// "/" jumps to the query box, as on most code search sites, unless one is typing.
-document.addEventListener("keydown", (event) => {
-  if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.target instanceof Element && event.target.closest("input, textarea, select, [contenteditable]")) return;
-  event.preventDefault();
-  $("query").focus();
-  $("query").select();
-});
-
 // Back and Forward: show what the URL holds: a search, the empty page, an open file.
 window.addEventListener("popstate", () => showURLState());
 
@@ -522,5 +406,9 @@ function showURLState() {
   else if (panel === "file") showPanel(panelBeforeFile);
 }
 
-collectionsListed = loadCollections();
-collectionsListed.then(showURLState);
+// The page as its URL says, once the collections are known (a failed listing offers a Retry).
+const startPage = () => {
+  collectionsListed = loadCollections();
+  collectionsListed.then((listed) => { if (listed) showURLState(); });
+};
+startPage();
