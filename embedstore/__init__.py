@@ -38,16 +38,19 @@ _EXPORTS = {
     "RagContext": "embedstore.retrieval.context",
     "context": "embedstore.retrieval.context",
     "context_for_code": "embedstore.retrieval.code_context",
+    "PROMPT_FORMATS": "embedstore.retrieval.prompt_formats",
+    "render_prompt": "embedstore.retrieval.prompt_formats",
+    "llama_infill_body": "embedstore.retrieval.prompt_formats",
     "EmbedstoreError": "embedstore.errors",
     "UserInputError": "embedstore.errors",
     "CollectionNotFoundError": "embedstore.errors",
 }
 
 __all__ = [
-    "Collection", "CollectionNotFoundError", "Document", "EmbedstoreError", "IndexOptions",
-    "IndexReport", "RagContext", "SearchFilters", "SearchResult", "Store", "UserInputError",
-    "__version__", "context", "context_for_code", "delete_documents", "index_folder", "search",
-    "upsert_documents",
+    "PROMPT_FORMATS", "Collection", "CollectionNotFoundError", "Document", "EmbedstoreError",
+    "IndexOptions", "IndexReport", "RagContext", "SearchFilters", "SearchResult", "Store",
+    "UserInputError", "__version__", "context", "context_for_code", "delete_documents",
+    "index_folder", "llama_infill_body", "render_prompt", "search", "upsert_documents",
 ]
 
 if TYPE_CHECKING:
@@ -58,6 +61,11 @@ if TYPE_CHECKING:
     from embedstore.retrieval.code_context import context_for_code
     from embedstore.retrieval.context import RagContext, context
     from embedstore.retrieval.filters import SearchFilters
+    from embedstore.retrieval.prompt_formats import (
+        PROMPT_FORMATS,
+        llama_infill_body,
+        render_prompt,
+    )
     from embedstore.retrieval.search import SearchResult, search
     from embedstore.store.collection import Collection
     from embedstore.store.store import Store
