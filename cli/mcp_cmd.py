@@ -9,11 +9,19 @@ from embedstore.cli.common import StoreOption, cli_errors, open_store
 def mcp(store: StoreOption = None) -> None:
     """Serve the store's collections to a coding agent over MCP (stdio).
 
-    Started by the agent from its MCP configuration (command `embedstore`,
-    args `["mcp", "--store", DIR]`); tools: search, context, list_collections,
-    index_status. stdout carries the protocol: nothing else is printed there.
+    Started by the agent from its MCP configuration (command: the `embedstore`
+    of the virtual environment, args `["mcp", "--store", DIR]`); tools: search,
+    context, context_for_code, list_collections. The query encoder and indexes
+    load in the background from the start, so the first call does not wait for
+    them. stdout carries the protocol: nothing else is printed there.
     """
     # Imported here: the SDK is not needed by any other command.
+    from embedstore.api.collection_cache import CollectionCache
     from embedstore.api.mcp_server import build_mcp_server
+    from embedstore.api.warmup import Warmup
 
-    build_mcp_server(open_store(store)).run("stdio")
+    opened = open_store(store)
+    collections = CollectionCache(opened)
+    warmup = Warmup(opened, collections)
+    warmup.start()
+    build_mcp_server(opened, collections, warmup=warmup).run("stdio")

@@ -50,6 +50,7 @@ def mcp_call(
 
 
 def top_hit(url: str, query: str) -> tuple[str, str | None]:
+    """The best hit's path (absolute) and symbol."""
     result = mcp_call(url, "search", {"query": query, "k": 1})
     assert not result.is_error and result.structured_content is not None, result.content
     hit = result.structured_content["results"][0]
@@ -86,17 +87,16 @@ def test_mcp_over_http_needs_the_key_and_serve_watch_keeps_it_fresh(tmp_path: Pa
         assert 401 not in statuses
 
         wait_for_collection(url, "demo-repo")
-        assert top_hit(url, "parse the config file and merge defaults")[0] == (
-            "src/settings/loader.py"
-        )
-        status = mcp_call(url, "index_status", {"collection": "demo-repo"})
+        loader = str(repo / "src" / "settings" / "loader.py")
+        assert top_hit(url, "parse the config file and merge defaults")[0] == loader
+        status = mcp_call(url, "list_collections", {"collection": "demo-repo"})
         assert status.structured_content is not None
-        assert status.structured_content["stale"] is False
+        assert status.structured_content["collections"][0]["stale"] is False
 
         with (repo / "src" / "settings" / "loader.py").open("a") as fh:
             fh.write(NEW_FUNCTION)
         query = "rotate the API tokens stored in the secrets vault"
         began = time.monotonic()
-        while top_hit(url, query) != ("src/settings/loader.py", "rotate_api_tokens"):
+        while top_hit(url, query) != (loader, "rotate_api_tokens"):
             assert time.monotonic() - began < 10, "the edit was not searchable within 10 s"
             time.sleep(0.2)

@@ -17,7 +17,7 @@ from embedstore.ingest.indexer import index_folder
 from embedstore.store.store import Store
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-repo"
-TOOLS = {"search", "context", "context_for_code", "list_collections", "index_status"}
+TOOLS = {"search", "context", "context_for_code", "list_collections"}
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +29,13 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return store
 
 
+def stdio_server(store: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "embedstore", "mcp", "--store", str(store)],
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+
+
 def text_of(content: list[object]) -> str:
     block = content[0]
     assert isinstance(block, TextContent)
@@ -37,10 +44,8 @@ def text_of(content: list[object]) -> str:
 
 @pytest.mark.slow
 def test_stdio_server_lists_tools_searches_and_reports_errors(demo_store: Path) -> None:
-    server = StdioServerParameters(
-        command=sys.executable, args=["-m", "embedstore", "mcp", "--store", str(demo_store)],
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )
+    server = stdio_server(demo_store)
+    loader = demo_store.parent / "demo-repo" / "src" / "settings" / "loader.py"
 
     async def session() -> None:
         async with Client(server, read_timeout_seconds=120) as client:
@@ -56,40 +61,54 @@ def test_stdio_server_lists_tools_searches_and_reports_errors(demo_store: Path) 
             assert found.structured_content is not None
             hits = found.structured_content["results"]
             located = {(h["path"], h["start_line"], h["end_line"], h["symbol"]) for h in hits}
-            assert ("src/settings/loader.py", 12, 20, "deep_merge") in located
-            assert hits[0]["path"] == "src/settings/loader.py"
-            assert f"{demo_store.parent}/demo-repo/src/settings/loader.py:12-20  deep_merge" in (
-                text_of(found.content)
-            )  # an absolute path: an agent opens it from anywhere
+            assert (str(loader), 12, 20, "deep_merge") in located
+            assert hits[0]["path"] == str(loader)
+            # an absolute path: an agent opens it from anywhere
+            assert f"{loader}:12-20  deep_merge" in text_of(found.content)
 
             packed = await client.call_tool(
                 "context", {"query": "how are settings merged with defaults?", "max_tokens": 300}
             )
             assert not packed.is_error and packed.structured_content is not None
             assert packed.structured_content["tokens"] <= 300
-            assert "src/settings/loader.py:" in text_of(packed.content)
+            assert f"{loader}:" in text_of(packed.content)
 
             cursor = await client.call_tool("context_for_code", {
                 "code": "from src.settings.loader import load_config\n\n\ndef main():\n"
                         "    settings = ",
                 "path": "main.py", "max_tokens": 200,
             })
+            at_line = await client.call_tool("context_for_code", {
+                "path": "src/settings/loader.py", "line": 25, "max_tokens": 200})
+            assert not at_line.is_error, text_of(at_line.content)
             assert not cursor.is_error, text_of(cursor.content)
             assert cursor.structured_content is not None
             assert cursor.structured_content["tokens"] <= 200
             assert "def load_config(path: Path) -> dict[str, Any]:" in text_of(cursor.content)
-            assert any(b["path"] == "src/settings/loader.py"
-                       for b in cursor.structured_content["blocks"])
+            assert any(b["path"] == str(loader) for b in cursor.structured_content["blocks"])
 
-            status = await client.call_tool("index_status", {})
+            status = await client.call_tool("list_collections", {})
             assert status.structured_content is not None
-            assert status.structured_content["name"] == "demo-repo"
-            assert status.structured_content["stale"] is False
-            assert status.structured_content["files"] == 5
+            (demo,) = status.structured_content["collections"]
+            assert (demo["name"], demo["stale"], demo["files"]) == ("demo-repo", False, 5)
 
             wrong = await client.call_tool("search", {"query": "x", "collection": "nope"})
             assert wrong.is_error
             assert "no collection named 'nope'" in text_of(wrong.content)
             assert "demo-repo" in text_of(wrong.content)  # the message lists what exists
+
+    asyncio.run(session())
+
+
+def test_stdio_server_starts_and_answers_on_an_empty_store(tmp_path: Path) -> None:
+    """The background warm-up has nothing to load: the server starts all the same."""
+
+    async def session() -> None:
+        async with Client(stdio_server(tmp_path / "empty"), read_timeout_seconds=60) as client:
+            listed = await client.call_tool("list_collections", {})
+            assert not listed.is_error and listed.structured_content == {
+                "collections": [], "unreadable": {}}
+            found = await client.call_tool("search", {"query": "anything"})
+            assert found.is_error and "embedstore index PATH" in text_of(found.content)
 
     asyncio.run(session())

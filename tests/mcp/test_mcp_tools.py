@@ -5,6 +5,8 @@ are in test_mcp_stdio.py and test_mcp_http.py."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,6 +17,7 @@ from mcp.types import CallToolResult, TextContent
 
 from embedstore.api.mcp_server import build_mcp_server
 from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.retrieval.code_context import MAX_CODE_CHARS
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
@@ -52,7 +55,7 @@ def text_of(result: CallToolResult) -> str:
     return block.text
 
 
-def test_search_answers_with_structured_hits_and_readable_text(
+def test_search_answers_with_fields_and_one_compact_text(
     repo: Path, fake_encoder: FakeEncoder
 ) -> None:
     store = Store()
@@ -64,12 +67,75 @@ def test_search_answers_with_structured_hits_and_readable_text(
     assert not result.is_error, text_of(result)
     assert result.structured_content is not None
     hit = result.structured_content["results"][0]
-    assert (hit["path"], hit["start_line"], hit["end_line"], hit["symbol"]) == (
-        "config.py", 1, 3, "load_config"
+    assert (hit["path"], hit["start_line"], hit["end_line"], hit["symbol"], hit["shown"]) == (
+        str(repo / "config.py"), 1, 3, "load_config", [[1, 3]]
     )
-    assert hit["code"].startswith("def load_config(path):")
-    assert hit["abs_path"] == str(repo / "config.py")
     assert text_of(result).startswith(f"1. {repo / 'config.py'}:1-3  load_config")
+    assert "return merge(DEFAULTS, read(path))" in text_of(result)
+    # The code is in the text alone: the structured content holds fields, not a second copy.
+    assert "merge(DEFAULTS" not in json.dumps(result.structured_content)
+
+
+def test_search_shows_a_long_definitions_signature_and_matched_lines_not_its_body(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    """Issue 31: one hit was a whole 31K-character class, and every hit came twice."""
+    root = tmp_path / "long"
+    root.mkdir()
+    filler = "".join(f"    step_{i} = compute_step({i})\n" for i in range(600))
+    (root / "pipeline.py").write_text(
+        f"def run_pipeline(config):\n    \"\"\"Run every stage.\"\"\"\n{filler}"
+        "    flush_the_write_ahead_log(config)\n    return step_1\n"
+    )
+    store = Store()
+    index_folder(store, root, IndexOptions(name="long", encoder=FAKE_SPEC))
+
+    found = call(store, "search", {"query": "flush_the_write_ahead_log", "mode": "lexical"})
+    whole = call(store, "search", {"query": "flush_the_write_ahead_log", "mode": "lexical",
+                                   "include_code": True, "max_tokens": 20_000})
+    cut = call(store, "search", {"query": "flush_the_write_ahead_log", "mode": "lexical",
+                                 "include_code": True, "max_tokens": 600})
+
+    assert found.structured_content is not None
+    hit = found.structured_content["results"][0]
+    assert hit["shown"][0] == [1, 1]  # the signature, then the piece that matched
+    assert hit["shown"][-1][0] >= hit["match_start_line"] > 100
+    assert "def run_pipeline(config):" in text_of(found)
+    assert "lines 2-" in text_of(found) and "not shown" in text_of(found)
+    assert len(text_of(found)) < 3000
+    assert whole.structured_content is not None
+    assert whole.structured_content["results"][0]["shown"] == [[1, 604]]
+    assert "flush_the_write_ahead_log(config)" in text_of(whole)
+    assert cut.structured_content is not None and cut.structured_content["tokens"] <= 600
+    shown = cut.structured_content["results"][0]["shown"]
+    assert shown[0][0] == 1 and shown[-1][1] < 604
+    assert f"lines {shown[-1][1] + 1}-604 not shown" in text_of(cut)
+
+
+def test_no_search_reply_is_over_its_budget_and_what_is_left_out_is_said(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(12):
+        body = "".join(f"    value_{j} = handle_request_{i}({j})\n" for j in range(40))
+        (root / f"handler_{i}.py").write_text(f"def handle_request_{i}(request):\n{body}")
+    store = Store()
+    index_folder(store, root, IndexOptions(name="many", encoder=FAKE_SPEC))
+
+    for budget in (200, 500, 2000):
+        result = call(store, "search", {"query": "handle request value", "k": 12,
+                                        "mode": "lexical", "max_tokens": budget})
+        assert not result.is_error, text_of(result)
+        reply = result.structured_content
+        assert reply is not None
+        sent = json.dumps(reply, separators=(",", ":"))
+        assert reply["tokens"] <= budget
+        assert (len(text_of(result)) + len(sent)) / 3 <= budget
+        assert len(reply["results"]) + reply["omitted"] == 12
+        if reply["omitted"]:
+            assert f"{reply['omitted']} more hit" in text_of(result)
+    assert call(store, "search", {"query": "x", "max_tokens": 199}).is_error
 
 
 def test_search_covers_every_collection_unless_one_is_named(
@@ -77,12 +143,13 @@ def test_search_covers_every_collection_unless_one_is_named(
 ) -> None:
     store = Store()
     index_folder(store, repo, IndexOptions(name="code", encoder=FAKE_SPEC))
-    assert not call(store, "index_status", {}).is_error
+    cursor = {"code": "from config import load_config\n"}
+    assert not call(store, "context_for_code", cursor).is_error
     index_folder(store, repo, IndexOptions(name="other", encoder=FAKE_SPEC))
 
     everywhere = call(store, "search", {"query": "fetch page"})
     named = call(store, "search", {"query": "fetch page", "collection": "other"})
-    status = call(store, "index_status", {})
+    status = call(store, "context_for_code", cursor)
 
     assert not everywhere.is_error and everywhere.structured_content is not None
     assert everywhere.structured_content["collections"] == ["code", "other"]
@@ -162,7 +229,7 @@ def test_a_lone_string_is_taken_for_a_list_of_one(repo: Path, fake_encoder: Fake
 
     assert not result.is_error, text_of(result)
     assert result.structured_content is not None
-    assert {h["path"] for h in result.structured_content["results"]} == {"net.go"}
+    assert {h["path"] for h in result.structured_content["results"]} == {str(repo / "net.go")}
 
 
 def test_an_empty_store_says_what_to_do(fake_encoder: FakeEncoder) -> None:
@@ -174,29 +241,34 @@ def test_an_empty_store_says_what_to_do(fake_encoder: FakeEncoder) -> None:
     }
 
 
-def test_index_status_and_list_collections_tell_when_files_changed(
+def test_list_collections_tells_when_files_changed_for_all_or_one(
     repo: Path, fake_encoder: FakeEncoder
 ) -> None:
     store = Store()
     index_folder(store, repo, IndexOptions(name="code", encoder=FAKE_SPEC))
-    fresh = call(store, "index_status", {"collection": "code"})
+    fresh = call(store, "list_collections", {"collection": "code"})
     assert fresh.structured_content is not None
-    assert fresh.structured_content["stale"] is False
-    assert fresh.structured_content["files"] == 2 and fresh.structured_content["indexed_at"]
+    (status,) = fresh.structured_content["collections"]
+    assert status["stale"] is False and status["files"] == 2 and status["indexed_at"]
+    assert status["source_root"] == str(repo)
 
     (repo / "new.py").write_text("def added():\n    pass\n")
     (repo / "net.go").unlink()
-    stale = call(store, "index_status", {})
+    one = call(store, "list_collections", {"collection": "code"})
     listed = call(store, "list_collections", {})
 
-    assert stale.structured_content is not None and listed.structured_content is not None
-    assert (stale.structured_content["stale"], stale.structured_content["added"],
-            stale.structured_content["removed"]) == (True, 1, 1)
-    assert "STALE: 1 added, 1 removed, 0 modified since" in text_of(stale)
-    assert listed.structured_content["collections"][0]["stale"] is True
+    assert one.structured_content is not None and listed.structured_content is not None
+    assert one.structured_content == listed.structured_content
+    (stale,) = listed.structured_content["collections"]
+    assert (stale["stale"], stale["added"], stale["removed"]) == (True, 1, 1)
+    assert "STALE: 1 added, 1 removed, 0 modified since" in text_of(one)
+    missing = call(store, "list_collections", {"collection": "nope"})
+    assert missing.is_error and "no collection named 'nope'" in text_of(missing)
 
 
-def test_context_packs_within_the_budget(repo: Path, fake_encoder: FakeEncoder) -> None:
+def test_context_packs_within_the_budget_under_absolute_paths(
+    repo: Path, fake_encoder: FakeEncoder
+) -> None:
     store = Store()
     index_folder(store, repo, IndexOptions(name="code", encoder=FAKE_SPEC))
 
@@ -205,5 +277,112 @@ def test_context_packs_within_the_budget(repo: Path, fake_encoder: FakeEncoder) 
     assert not result.is_error, text_of(result)
     packed = result.structured_content
     assert packed is not None and 0 < packed["tokens"] <= 60
-    assert packed["blocks"][0] == {"path": "config.py", "ranges": [[1, 3]]}
-    assert text_of(result) == packed["text"] and packed["text"].startswith("config.py:1-3\n")
+    assert packed["blocks"][0] == {"path": str(repo / "config.py"), "ranges": [[1, 3]]}
+    assert text_of(result).startswith(f"{repo / 'config.py'}:1-3\n")
+    assert "text" not in packed  # the packed code comes once, as the text
+
+
+def test_tools_are_annotated_read_only_with_descriptions_an_agent_reads(
+    fake_encoder: FakeEncoder
+) -> None:
+    tools = with_client(Store(), lambda client: client.list_tools()).tools
+
+    assert {t.name for t in tools} == {"search", "context", "context_for_code",
+                                       "list_collections"}
+    for tool in tools:
+        assert tool.annotations is not None
+        assert (tool.annotations.read_only_hint, tool.annotations.destructive_hint,
+                tool.annotations.idempotent_hint) == (True, False, True)
+        assert tool.description and not any(
+            line.startswith(" ") for line in tool.description.split("\n")), tool.description
+        assert tool.input_schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("search", {"query": "x", "colection": "code"},
+         "search takes no argument 'colection' (did you mean 'collection'?)"),
+        ("context", {"query": "x", "budget": 3}, "context takes no argument 'budget'; it takes "
+         "query, max_tokens"),
+        ("search", {"query": "x", "collection": ""}, "collection is empty"),
+        ("context", {"query": "x", "collection": " "}, "collection is empty"),
+        ("context_for_code", {"code": "x", "collection": ""}, "collection is empty"),
+        ("list_collections", {"collection": ""}, "collection is empty"),
+    ],
+    ids=["misspelt", "unknown", "empty-search", "blank-context", "empty-cursor", "empty-list"],
+)
+def test_unknown_arguments_and_an_empty_collection_are_refused(
+    repo: Path, fake_encoder: FakeEncoder, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    """Issue 30, G13: both were taken silently, as every collection."""
+    store = Store()
+    index_folder(store, repo, IndexOptions(name="code", encoder=FAKE_SPEC))
+    index_folder(store, repo, IndexOptions(name="other", encoder=FAKE_SPEC))
+
+    result = call(store, tool, arguments)
+
+    assert result.is_error
+    assert message in text_of(result) and "\n" not in text_of(result), text_of(result)
+
+
+def test_context_for_code_reads_the_cursor_from_a_file_and_line(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "app"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "config.py").write_text(
+        "def load_config(path):\n    \"\"\"Parse the config file.\"\"\"\n    return {}\n")
+    (root / "main.py").write_text(
+        "from pkg.config import load_config\n\n\ndef main():\n    settings = load_config(1)\n")
+    store = Store()
+    index_folder(store, root, IndexOptions(name="app", encoder=FAKE_SPEC))
+
+    by_line = call(store, "context_for_code", {"path": "main.py", "line": 5})
+    absolute = call(store, "context_for_code", {"path": str(root / "main.py"), "line": 5})
+    by_code = call(store, "context_for_code", {
+        "code": "from pkg.config import load_config\n\n\ndef main():\n",
+        "code_after": "    settings = load_config(1)\n", "path": "main.py"})
+
+    assert not by_line.is_error, text_of(by_line)
+    assert by_line.structured_content is not None
+    assert by_line.structured_content["blocks"][0]["path"] == str(root / "pkg" / "config.py")
+    assert "def load_config(path):" in text_of(by_line)
+    assert text_of(by_line).startswith(f"{root / 'pkg' / 'config.py'}:")
+    assert text_of(absolute) == text_of(by_line) == text_of(by_code)
+
+
+def test_context_for_code_reads_only_regular_files_inside_the_collections_folder(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "main.py").write_text("import os\n")
+    (tmp_path / "secret.py").write_text("password = 1\n")
+    (root / "link.py").symlink_to(tmp_path / "secret.py")
+    os.mkfifo(root / "pipe.py")
+    store = Store()
+    index_folder(store, root, IndexOptions(name="app", encoder=FAKE_SPEC))
+
+    def refused(arguments: dict[str, Any]) -> str:
+        result = call(store, "context_for_code", arguments)
+        assert result.is_error, text_of(result)
+        assert "\n" not in text_of(result)
+        return text_of(result)
+
+    assert "is not inside 'app''s folder" in refused({"path": "../secret.py", "line": 1})
+    assert "is not inside" in refused({"path": str(tmp_path / "secret.py"), "line": 1})
+    assert "is not inside" in refused({"path": "link.py", "line": 1})
+    assert "'pipe.py' is not a regular file" in refused({"path": "pipe.py", "line": 1})
+    assert "'.' is not a regular file" in refused({"path": ".", "line": 1})
+    assert "cannot read 'gone.py'" in refused({"path": "gone.py", "line": 1})
+    assert "line 9 is past the end of 'main.py' (1 line)" in refused({"path": "main.py",
+                                                                       "line": 9})
+    assert "line goes with path" in refused({"line": 1})
+    assert "either code (and code_after) or path and line" in refused(
+        {"code": "x", "path": "main.py", "line": 1})
+    assert "give the code before the cursor" in refused({"path": "main.py"})
+    with open(root / "big.py", "wb") as fh:
+        fh.truncate(MAX_CODE_CHARS + 1)
+    assert "code-at-cursor reads at most" in refused({"path": "big.py", "line": 1})
+    assert not call(store, "context_for_code", {"path": "main.py", "line": 2}).is_error

@@ -1,0 +1,265 @@
+"""What the MCP tools answer: fields as structured content, and one compact text to read.
+
+The code of a hit appears once, in the text; the structured content carries its
+place (absolute path, lines, the runs of lines the text shows), so the two are
+never two copies of the same thing. A search reply fits ``max_tokens``: its text
+and its structured content (compact JSON, as sent) together, estimated at one
+token per ``CHARS_PER_TOKEN`` characters. The coding models' BPE tokenizers take
+about 3.5 to 4 characters a token of code and JSON (cl100k counted 18-24% under
+the estimate over the 20 replies of bench/results/mcp.md), so an agent spends no
+more than the budget says; an estimate needs no tokenizer, whichever model reads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from embedstore.retrieval.context import signature_end, unit_lines
+from embedstore.retrieval.preview import preview
+from embedstore.retrieval.search import SearchResult
+
+CHARS_PER_TOKEN = 3
+# Lines of the matched piece shown below a signature, at most.
+MATCH_LINES = 12
+# Lines of a signature every hit shows before any hit shows more.
+SIGNATURE_LINES = 3
+# A line longer than this (minified code, a data table) is cut: one must not eat a budget.
+MAX_LINE_CHARS = 400
+CUT_LINE = " …"
+FENCE = "```"
+
+
+class SearchHit(BaseModel):
+    collection: str
+    path: str = Field(description="The file on disk, absolute; a document pushed by id: its "
+                      "path in the collection.")
+    start_line: int = Field(description="The definition's first line (1-based, inclusive).")
+    end_line: int
+    match_start_line: int = Field(description="First line of the piece that matched best.")
+    match_end_line: int
+    symbol: str | None
+    kind: str
+    score: float
+    shown: list[tuple[int, int]] = Field(
+        description="The runs of the definition's lines that the text shows, in order."
+    )
+
+
+class SearchOutput(BaseModel):
+    collection: str | None = Field(description="The collection searched; null for several.")
+    collections: list[str]
+    query: str
+    mode: str
+    results: list[SearchHit]
+    omitted: int = Field(description="Hits found but left out to stay within max_tokens.")
+    tokens: int = Field(description="This reply's size, text and structured content.")
+    max_tokens: int
+
+
+class ContextBlockOutput(BaseModel):
+    path: str = Field(description="The file on disk, absolute (a document: its path).")
+    ranges: list[tuple[int, int]] = Field(description="Runs of lines included, in order.")
+
+
+class ContextOutput(BaseModel):
+    collection: str = Field(description="The collection used; empty for several.")
+    query: str
+    tokens: int = Field(description="Tokens of the packed text.")
+    max_tokens: int
+    blocks: list[ContextBlockOutput]
+
+
+class IndexStatus(BaseModel):
+    name: str
+    files: int
+    units: int
+    chunks: int
+    encoder: str
+    source_root: str | None = Field(description="The indexed folder, absolute.")
+    indexed_at: str | None = Field(description="Last index run, ISO 8601 UTC.")
+    git_head: str | None = Field(description="HEAD commit at that run, for a git work tree.")
+    stale: bool | None = Field(description="Files changed since; null when it cannot be told.")
+    changed_files: int
+    added: int
+    removed: int
+    modified: int
+    unknown: str | None = Field(description="Why stale is null.")
+
+
+class CollectionsOutput(BaseModel):
+    collections: list[IndexStatus]
+    unreadable: dict[str, str] = Field(description="Collections that cannot be opened, and why.")
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """One hit as the text shows it: the first ``count`` of ``lines`` (line numbers)."""
+
+    hit: SearchResult
+    lines: tuple[int, ...]
+    count: int
+
+    @property
+    def runs(self) -> list[tuple[int, int]]:
+        runs: list[tuple[int, int]] = []
+        for n in self.lines[: self.count]:
+            if runs and runs[-1][1] == n - 1:
+                runs[-1] = (runs[-1][0], n)
+            else:
+                runs.append((n, n))
+        return runs
+
+
+def fit_search(
+    hits: Sequence[SearchResult], *, collections: list[str], query: str, mode: str,
+    max_tokens: int, include_code: bool,
+) -> tuple[SearchOutput, str]:
+    """The structured reply and its text, together within ``max_tokens``.
+
+    Each hit shows its signature and matched lines (its whole body with
+    ``include_code``). First every hit gets its header and signature, in rank order,
+    so that ten locations beat three bodies; then each, in rank order, its other
+    lines: the first that does not fit whole is cut at a line, and those after it
+    keep their signature. Hits whose header does not fit are left out, and counted.
+    """
+
+    def tokens(shown: Sequence[_Shown], reported: int = max_tokens) -> int:
+        output, text = _reply(shown, len(hits) - len(shown), collections, query, mode,
+                              max_tokens, reported)
+        return reply_tokens(output, text)
+
+    shown: list[_Shown] = []
+    for hit in hits:
+        lines = _lines_of(hit, include_code)
+        least = _Shown(hit, lines, _signature_lines(hit, lines))
+        if tokens([*shown, least]) > max_tokens:
+            break
+        shown.append(least)
+    for i, least in enumerate(shown):
+        def fits(n: int, i: int = i, least: _Shown = least) -> bool:
+            return tokens([*shown[:i], _Shown(least.hit, least.lines, n), *shown[i + 1:]]) <= (
+                max_tokens)
+
+        if fits(len(least.lines)):
+            shown[i] = _Shown(least.hit, least.lines, len(least.lines))
+            continue
+        # The longest prefix that fits: costs grow with the lines shown.
+        low, high = least.count, len(least.lines) - 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if fits(middle) else (low, middle - 1)
+        shown[i] = _Shown(least.hit, least.lines, low)
+        break
+    # The reply holds its own size: measured with the largest it may say, then checked with
+    # what it says; a tokenizer whose counts do not add up may need a line less.
+    while True:
+        used = tokens(shown)
+        if not shown or tokens(shown, used) <= max_tokens:
+            return _reply(shown, len(hits) - len(shown), collections, query, mode, max_tokens,
+                          used)
+        last = shown.pop()
+        if last.count:
+            shown.append(_Shown(last.hit, last.lines, last.count - 1))
+
+
+def reply_tokens(structured: BaseModel, text: str) -> int:
+    """The estimated tokens of a reply: its text and its structured content as sent."""
+    sent = json.dumps(structured.model_dump(mode="json"), separators=(",", ":"))
+    return math.ceil((len(text) + len(sent)) / CHARS_PER_TOKEN)
+
+
+def _lines_of(hit: SearchResult, include_code: bool) -> tuple[int, ...]:
+    """The lines a hit shows, when the budget allows: its whole body, a class's outline, or
+    a definition's signature and the lines that matched."""
+    if include_code:
+        return tuple(range(hit.start_line, hit.end_line + 1))
+    view = preview(hit)
+    if view.note:  # a class: its own lines and one line per member
+        return tuple(n for a, b in view.spans for n in range(a, b + 1))
+    head = signature_end(hit, unit_lines(hit))
+    first = max(hit.match_start_line, head + 1)
+    last = min(hit.match_end_line, first + MATCH_LINES - 1)
+    if first == head + 2:  # a gap of one line costs what the line does
+        first = head + 1
+    if hit.end_line - last <= 1:
+        last = hit.end_line
+    return (*range(hit.start_line, head + 1), *range(first, last + 1))
+
+
+def _signature_lines(hit: SearchResult, lines: tuple[int, ...]) -> int:
+    """How many of ``lines`` every hit shows at least: its signature, a few lines at most."""
+    head = signature_end(hit, unit_lines(hit))
+    return min(sum(n <= head for n in lines), SIGNATURE_LINES) or 1
+
+
+def _reply(
+    shown: Sequence[_Shown], omitted: int, collections: list[str], query: str, mode: str,
+    max_tokens: int, tokens: int,
+) -> tuple[SearchOutput, str]:
+    output = SearchOutput(
+        collection=collections[0] if len(collections) == 1 else None, collections=collections,
+        query=query, mode=mode, omitted=omitted, tokens=tokens, max_tokens=max_tokens,
+        results=[
+            SearchHit(
+                collection=s.hit.collection, path=s.hit.abs_path or s.hit.path,
+                start_line=s.hit.start_line, end_line=s.hit.end_line,
+                match_start_line=s.hit.match_start_line, match_end_line=s.hit.match_end_line,
+                symbol=s.hit.symbol, kind=s.hit.kind, score=round(s.hit.score, 4), shown=s.runs,
+            )
+            for s in shown
+        ],
+    )
+    parts = [_render(rank, s) for rank, s in enumerate(shown, 1)]
+    if not shown and not omitted:
+        parts.append(f"No results in {', '.join(collections)}.")
+    if omitted:
+        parts.append(f"{omitted} more hit{'s' if omitted > 1 else ''} left out to stay within "
+                     f"max_tokens={max_tokens}: raise it, lower k, or narrow with include.")
+    return output, "\n\n".join(parts)
+
+
+def _render(rank: int, shown: _Shown) -> str:
+    hit = shown.hit
+    name = f"  {hit.symbol}" if hit.symbol else ""
+    head = (f"{rank}. {hit.abs_path or hit.path}:{hit.start_line}-{hit.end_line}{name}  "
+            f"({hit.kind}, score {hit.score:.3f})")
+    lines = hit.text.split("\n")
+    body: list[str] = []
+    following = hit.start_line  # the first line not yet accounted for
+    for first, last in shown.runs:
+        if first > following:
+            body.append(_gap(following, first - 1))
+        body += [_cut(lines[n - hit.start_line]) for n in range(first, last + 1)]
+        following = last + 1
+    if following <= hit.end_line:
+        body.append(_gap(following, hit.end_line))
+    return "\n".join([head, f"{FENCE}{hit.language}", *body, FENCE])
+
+
+def _gap(first: int, last: int) -> str:
+    return f"… line {first} not shown" if first == last else f"… lines {first}-{last} not shown"
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + CUT_LINE
+
+
+def status_line(status: IndexStatus) -> str:
+    if status.stale is None:
+        state = f"freshness unknown ({status.unknown})"
+    elif status.stale:
+        state = (f"STALE: {status.added} added, {status.removed} removed, "
+                 f"{status.modified} modified since")
+    else:
+        state = "up to date"
+    head = f" at {status.git_head[:12]}" if status.git_head else ""
+    return (
+        f"{status.name}: {status.source_root or 'documents'}; {status.files:,} files, "
+        f"{status.units:,} definitions; indexed {status.indexed_at or 'at an unknown time'}"
+        f"{head}; {state}"
+    )
