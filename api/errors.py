@@ -33,8 +33,23 @@ from embedstore.errors import (
 
 log = logging.getLogger("embedstore.api")
 
+# Routes in OpenAI's shape: their input errors answer as OpenAI's do, 400 naming the field,
+# so that its clients raise BadRequestError (422 made them raise UnprocessableEntityError).
+OPENAI_ROUTES = frozenset({"/v1/embeddings"})
+
+
+class InvalidRequestError(UserInputError):
+    """Bad input to a route in OpenAI's shape: 400 ``invalid_request_error`` with ``param``,
+    the field at fault."""
+
+    def __init__(self, message: str, param: str | None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
 # Most specific first: the first matching class decides the status.
 _STATUS: list[tuple[type[Exception], int, str]] = [
+    (InvalidRequestError, 400, "invalid"),
     (CollectionNotFoundError, 404, "not_found"),
     (CollectionExistsError, 409, "conflict"),
     (DocumentConflictError, 409, "conflict"),
@@ -69,19 +84,22 @@ def _library_error(request: Request, exc: Exception) -> JSONResponse:
         if isinstance(exc, cls):
             if status >= 500:
                 log.error("request %s failed: %s", request.url.path, exc)
-            return error_response(status, code, str(exc))
+            return error_response(status, code, str(exc), getattr(exc, "param", None))
     return _unexpected(request, exc)
 
 
 def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     errors = cast(RequestValidationError, exc).errors()  # registered for this class only
+    route = request.scope.get("route")
+    status = 400 if getattr(route, "path", None) in OPENAI_ROUTES else 422
     for err in errors:
         if err.get("type") == "json_invalid":
             reason = err.get("ctx", {}).get("error", "")
-            return error_response(422, "invalid", f"the request body is not valid JSON: {reason}")
+            return error_response(status, "invalid",
+                                  f"the request body is not valid JSON: {reason}")
     # Where each came from (body, query, path) is left out of its location.
     message, param = describe_invalid([{**err, "loc": err.get("loc", ())[1:]} for err in errors])
-    return error_response(422, "invalid", message, param)
+    return error_response(status, "invalid", message, param)
 
 
 def describe_invalid(errors: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:

@@ -18,6 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from embedstore.api.errors import InvalidRequestError
+
 # Inputs per model call: a batch of 256-token rows stays small on a CPU.
 BATCH_SIZE = 32
 # Any ordinary text: tokenised once to see which special tokens frame a text.
@@ -62,10 +64,12 @@ class Frame:
 
 
 def token_model(encoder: object, spec: str) -> TokenModel:
-    """The encoder, if it can take token ids; a ValueError (422) saying so otherwise."""
+    """The encoder, if it can take token ids; an InvalidRequestError (400) saying so
+    otherwise."""
     if not isinstance(encoder, TokenModel):
-        raise ValueError(
-            f"model {spec} takes text only; send `input` as a string or a list of strings"
+        raise InvalidRequestError(
+            f"model {spec} takes text only; send `input` as a string or a list of strings",
+            "input",
         )
     return encoder
 
@@ -92,11 +96,11 @@ def check_vocabulary(frame: Frame, inputs: list[list[int]], spec: str) -> None:
     for i, ids in enumerate(inputs):
         outside = next((t for t in ids if t >= frame.vocabulary), None)
         if outside is not None:
-            raise ValueError(
+            raise InvalidRequestError(
                 f"input {i}: token id {outside} is outside the vocabulary of {spec} "
                 f"(0..{frame.vocabulary - 1}); token ids must come from this model's own "
                 "tokenizer, not tiktoken: send text instead (LangChain's OpenAIEmbeddings: "
-                "check_embedding_ctx_length=False)"
+                "check_embedding_ctx_length=False)", f"input.{i}"
             )
 
 

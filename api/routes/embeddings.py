@@ -11,6 +11,7 @@ from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 
 from embedstore.api.deps import StateDep
+from embedstore.api.errors import InvalidRequestError
 from embedstore.api.routes.models import served_models, served_spec
 from embedstore.api.schemas import (
     EmbeddingInput,
@@ -39,17 +40,20 @@ async def embeddings(body: EmbeddingsRequest, state: StateDep) -> EmbeddingsResp
     limits = state.settings
     count = len(texts) or len(id_lists)
     if count > limits.max_embedding_inputs:
-        raise ValueError(
-            f"at most {limits.max_embedding_inputs:,} inputs per request, got {count:,}"
+        raise InvalidRequestError(
+            f"at most {limits.max_embedding_inputs:,} inputs per request, got {count:,}", "input"
         )
     if any(len(t) > limits.max_document_chars for t in texts):
-        raise ValueError(f"each input is limited to {limits.max_document_chars:,} characters")
+        raise InvalidRequestError(
+            f"each input is limited to {limits.max_document_chars:,} characters", "input"
+        )
     spec = served_spec(body.model, await served_models(state))
     encoder = await run_in_threadpool(load_encoder, spec)
     if body.dimensions is not None and body.dimensions != encoder.dim:
-        raise ValueError(
+        raise InvalidRequestError(
             f"model {spec} returns {encoder.dim}-dimensional vectors and cannot truncate them "
-            f"to {body.dimensions} (it was not trained for shorter ones); omit `dimensions`"
+            f"to {body.dimensions} (it was not trained for shorter ones); omit `dimensions`",
+            "dimensions",
         )
     if texts:
         vectors, tokens = await _embed_texts(state, spec, encoder, texts)
@@ -110,9 +114,9 @@ def capped_total(counts: Iterable[int], max_tokens: int) -> int:
     for i, count in enumerate(counts):
         total += count
         if total > max_tokens:
-            raise ValueError(
+            raise InvalidRequestError(
                 f"the inputs hold more than {max_tokens:,} tokens (the limit per request, "
-                f"passed at input {i}); send fewer or shorter inputs"
+                f"passed at input {i}); send fewer or shorter inputs", "input"
             )
     return total
 

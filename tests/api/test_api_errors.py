@@ -77,12 +77,12 @@ def test_embeddings_shape_base64_and_refusals(client: TestClient) -> None:
     assert vector.shape == (64,) and abs(float(np.linalg.norm(vector)) - 1) < 1e-5
     status, _, message = error_of(client.post(
         "/v1/embeddings", json={"input": "x", "model": FAKE_SPEC, "dimensions": 8}))
-    assert status == 422 and "cannot truncate" in message
+    assert status == 400 and "cannot truncate" in message  # OpenAI's status (issue 31)
     status, _, message = error_of(client.post(
         "/v1/embeddings", json={"input": "x", "model": "someone/other-model"}))
     assert status == 404 and "not served" in message
     status, _, _ = error_of(client.post("/v1/embeddings", json={"input": []}))
-    assert status == 422
+    assert status == 400
 
 
 def test_no_key_off_loopback_refuses_to_start(tmp_path: Path) -> None:

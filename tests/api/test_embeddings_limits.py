@@ -40,9 +40,9 @@ def test_openais_limit_of_inputs_per_request_is_taken_and_one_more_refused(
     done = embed(client, texts[:-1])
     assert done.status_code == 200, done.text
     assert [item["index"] for item in done.json()["data"]] == list(range(OPENAI_MAX_INPUTS))
-    status, code, message = error_of(embed(client, texts))
-    assert (status, code) == (422, "invalid")
-    assert message == "at most 2,048 inputs per request, got 2,049"
+    refused = embed(client, texts)
+    assert error_of(refused) == (400, "invalid", "at most 2,048 inputs per request, got 2,049")
+    assert refused.json()["error"]["param"] == "input"
 
 
 def test_langchain_with_its_default_chunk_size(client: TestClient) -> None:

@@ -70,15 +70,27 @@ def test_an_unserved_model_is_404_with_one_message_whatever_the_name(
 
 
 def test_a_model_without_a_tokenizer_refuses_token_ids(client: TestClient) -> None:
-    status, _, message = error_of(client.post(
-        "/v1/embeddings", json={"input": [[1, 2, 3]], "model": FAKE_SPEC}))
-    assert status == 422 and "takes text only" in message
+    response = client.post("/v1/embeddings", json={"input": [[1, 2, 3]], "model": FAKE_SPEC})
+    status, _, message = error_of(response)
+    assert status == 400 and "takes text only" in message
+    assert response.json()["error"]["param"] == "input"
 
 
 @pytest.mark.parametrize("bad", [[], [[]], [-1], [[1], "a"], [1, "a"], [True], [[1.5]]])
-def test_malformed_inputs_are_422(client: TestClient, bad: object) -> None:
-    status, code, _ = error_of(client.post("/v1/embeddings", json={"input": bad}))
-    assert (status, code) == (422, "invalid")
+def test_malformed_inputs_are_400_as_openai_answers(client: TestClient, bad: object) -> None:
+    """Issue 31: 422 made OpenAI's client raise UnprocessableEntityError, not BadRequestError."""
+    response = client.post("/v1/embeddings", json={"input": bad})
+    assert error_of(response)[:2] == (400, "invalid")
+    assert response.json()["error"]["type"] == "invalid_request_error"
+    assert response.json()["error"]["param"].startswith("input")
+
+
+def test_a_body_that_is_no_json_is_400_on_the_openai_route_and_422_elsewhere(
+    client: TestClient,
+) -> None:
+    headers = {"content-type": "application/json"}
+    assert client.post("/v1/embeddings", content=b"{", headers=headers).status_code == 400
+    assert client.post("/v1/collections", content=b"{", headers=headers).status_code == 422
 
 
 @pytest.mark.parametrize(("bad", "message", "param"), [
@@ -94,7 +106,7 @@ def test_a_malformed_input_is_one_openai_error_naming_its_field(
 ) -> None:
     """Issue 21: an empty input listed the errors of all four shapes it may take."""
     response = client.post("/v1/embeddings", json={"input": bad})
-    assert response.status_code == 422
+    assert response.status_code == 400
     assert response.json()["error"] == {
         "code": "invalid", "message": message, "type": "invalid_request_error", "param": param,
     }
@@ -219,19 +231,34 @@ def test_token_ids_get_the_models_document_prompt_as_text_does(
         assert float(prompted @ embed(STOCK_ENCODER, text)) < 0.999  # the prompt counts
 
 
-def test_ids_outside_the_vocabulary_are_422_naming_tiktoken(server: Server) -> None:
+def test_ids_outside_the_vocabulary_are_a_bad_request_naming_tiktoken(
+    openai_client: openai.OpenAI,
+) -> None:
     # 100257 is tiktoken cl100k's end-of-text: what LangChain's default would send.
-    response = httpx.post(f"{server.url}/v1/embeddings", json={"input": [[101, 100257]]})
-    status, code, message = error_of(response)
-    assert (status, code) == (422, "invalid")
-    assert "token id 100257 is outside the vocabulary" in message and "tiktoken" in message
+    with pytest.raises(openai.BadRequestError) as refused:
+        openai_client.embeddings.create(model=DEFAULT_ENCODER, input=[[7, 8], [101, 100257]])
+    assert refused.value.status_code == 400 and refused.value.param == "input.1"
+    assert refused.value.type == "invalid_request_error"
+    assert "token id 100257 is outside the vocabulary" in refused.value.message
+    assert "tiktoken" in refused.value.message
 
 
 def test_dimensions_other_than_the_models_are_refused(openai_client: openai.OpenAI) -> None:
     same = openai_client.embeddings.create(model=DEFAULT_ENCODER, input="x", dimensions=384)
     assert len(same.data[0].embedding) == 384
-    with pytest.raises(openai.UnprocessableEntityError, match="cannot truncate"):
+    with pytest.raises(openai.BadRequestError, match="cannot truncate") as refused:
         openai_client.embeddings.create(model=DEFAULT_ENCODER, input="x", dimensions=128)
+    assert (refused.value.param, refused.value.type) == ("dimensions", "invalid_request_error")
+
+
+@pytest.mark.parametrize(("value", "param"), [([], "input"), (["ok", ""], "input.1"),
+                                              ([[3, -1]], "input.0.1")])
+def test_malformed_inputs_raise_the_openai_clients_bad_request_error(
+    openai_client: openai.OpenAI, value: Any, param: str,
+) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        openai_client.embeddings.create(model=DEFAULT_ENCODER, input=value)
+    assert (refused.value.param, refused.value.type) == (param, "invalid_request_error")
 
 
 def test_langchain_openai_embeddings_against_the_server(server: Server) -> None:
