@@ -33,6 +33,7 @@ from embedstore.api.routes import (
 from embedstore.api.routes import map as collection_map
 from embedstore.api.settings import ServerSettings
 from embedstore.api.state import AppState, CollectionCache
+from embedstore.api.warmup import Warmup
 from embedstore.encoders.registry import load_encoder
 from embedstore.ingest.watch import describe, watch_folder, watchable
 from embedstore.store.store import Store
@@ -50,15 +51,20 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
         jobs=JobManager(store), metrics=Metrics(), batching=batching,
     )
     watched = [watchable(path) for path in config.watch]  # a wrong folder fails before serving
+    # Without preloading, nothing loads ahead of the first request: waiting would not help.
+    warmup = Warmup(store, state.collections) if config.preload_model else None
     mcp = McpHttpEndpoint(
-        build_mcp_server(store, state.collections, max_query_chars=config.max_query_chars),
+        build_mcp_server(store, state.collections, max_query_chars=config.max_query_chars,
+                         warmup=warmup),
         config.host,
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if config.preload_model:
-            loading = asyncio.create_task(asyncio.to_thread(_load_default, state))
+        if warmup is not None:
+            loading = asyncio.create_task(asyncio.to_thread(_load_models, state, warmup))
+        else:
+            state.ready.set()
         watchers = [asyncio.create_task(_watch(store, path)) for path in watched]
         try:
             async with mcp.running():
@@ -67,7 +73,7 @@ def create_app(settings: ServerSettings | None = None, *, batching: bool = True)
             for watcher in watchers:
                 watcher.cancel()
             await asyncio.gather(*watchers, return_exceptions=True)
-        if config.preload_model and not loading.done():
+        if warmup is not None and not loading.done():
             loading.cancel()
         await state.close()
 
@@ -103,7 +109,9 @@ async def _watch(store: Store, folder: Path) -> None:
     )
 
 
-def _load_default(state: AppState) -> None:
+def _load_models(state: AppState, warmup: Warmup) -> None:
+    """The default model (for /v1/embeddings), then what the collections' searches need."""
     load_encoder(None)
+    warmup.run()
     state.ready.set()
-    log.info("default encoder loaded; ready")
+    log.info("default encoder and the collections' query encoders loaded; ready")

@@ -8,7 +8,13 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from starlette.exceptions import HTTPException
 from swagger_ui_bundle import swagger_ui_path
 
@@ -26,9 +32,18 @@ router = APIRouter(tags=["system"])
 
 @router.get("/health")
 def health(state: StateDep) -> dict[str, Any]:
-    """Liveness (it answers) and readiness (the default model is loaded)."""
+    """Liveness: 200 while the process answers; `ready` says what /ready does."""
     ready = state.ready.is_set()
     return {"status": "ok", "ready": ready, "collections": len(state.store.names())}
+
+
+@router.get("/ready", responses={503: {"description": "The models are still loading"}})
+def ready(state: StateDep) -> JSONResponse:
+    """Readiness, for a load balancer: 503 until the default model and the collections' query
+    encoders and indexes are loaded (searches before then wait for them), then 200."""
+    if state.ready.is_set():
+        return JSONResponse({"status": "ready"})
+    return JSONResponse({"status": "loading"}, status_code=503, headers={"Retry-After": "1"})
 
 
 @router.get(
