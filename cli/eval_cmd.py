@@ -17,6 +17,7 @@ from embedstore.cli.common import (
     out,
     print_json,
 )
+from embedstore.cli.help_words import DEFAULT_ENCODER
 
 if TYPE_CHECKING:
     from embedstore.evaluation.runner import EvalReport, EvalRow
@@ -35,7 +36,7 @@ def evaluate(
         ),
     ] = "search",
     encoder: Annotated[
-        str | None, typer.Option(help="Encoder to evaluate [default: all-MiniLM-L6-v2].")
+        str | None, typer.Option(help=f"Encoder to evaluate {DEFAULT_ENCODER}.")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed for query sampling and IVF-PQ training.")] = 0,
     max_queries: Annotated[

@@ -19,6 +19,7 @@ from embedstore.cli.common import (
     out,
     print_json,
 )
+from embedstore.cli.help_words import DEFAULT_ENCODER
 
 if TYPE_CHECKING:
     from embedstore.ingest.indexer import IndexReport
@@ -32,7 +33,7 @@ def index(
     ] = None,
     encoder: Annotated[
         str | None,
-        typer.Option(help="ST model name or folder, or plt:DIR [default: all-MiniLM-L6-v2]"),
+        typer.Option(help=f"ST model name or folder, or plt:DIR {DEFAULT_ENCODER}."),
     ] = None,
     pooling: Annotated[
         str | None,

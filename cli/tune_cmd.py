@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedstore.cli.common import JsonOption, cli_errors, err, out, print_json
+from embedstore.cli.help_words import DEFAULT_ENCODER
 
 if TYPE_CHECKING:
     from embedstore.tuning.run import TuneReport
@@ -19,7 +20,7 @@ def tune(
     paths: Annotated[list[Path], typer.Argument(help="Repositories to learn from.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the tuned model.")],
     base: Annotated[
-        str | None, typer.Option(help="Model to start from [default: all-MiniLM-L6-v2].")
+        str | None, typer.Option(help=f"Model to start from {DEFAULT_ENCODER}.")
     ] = None,
     steps: Annotated[int | None, typer.Option(min=1, help="Train this many steps.")] = None,
     minutes: Annotated[

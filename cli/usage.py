@@ -59,7 +59,7 @@ def _usage_message(exc: click_errors.UsageError) -> str:
     """Click's message in plain words, with the closest choice to a mistyped one, and where
     help is."""
     if isinstance(exc, click_errors.BadParameter) and isinstance(exc.__cause__, ValidationError):
-        exc.message = _plain(exc.__cause__, _choices(exc.param))
+        exc.message = _plain(exc.__cause__, option_choices(exc.param))
     where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
     return exc.format_message().rstrip(".") + where
 
@@ -73,7 +73,7 @@ def _plain(error: ValidationError, choices: Sequence[str]) -> str:
     return f"{message}; did you mean {near[0]!r}?" if near else message
 
 
-def _choices(param: object) -> list[str]:
+def option_choices(param: object) -> list[str]:
     """The values a Literal or Enum option takes (Typer keeps them on its parameter)."""
     descriptor = getattr(param, "type_descriptor", None)
     if descriptor is None or not getattr(descriptor, "is_choice", False):

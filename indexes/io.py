@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import struct
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +25,21 @@ from embedstore.errors import VectorIndexError
 MAGIC = b"EMBSTIDX"
 FORMAT_VERSION = 1
 _HEADER_LENGTH = struct.Struct("<I")
+
+
+def open_regular_file(path: Path) -> BinaryIO:
+    """``path`` open for reading, if it is a regular file (a link to one too).
+
+    A FIFO in an index's place would block its reader forever, and a device such as
+    /dev/zero never ends: either is an OSError here, at once.
+    """
+    # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for
+    # one; on a regular file it changes nothing.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path.name} is not a regular file")
+    return os.fdopen(fd, "rb")
 
 
 def write_index_file(path: Path, meta: Mapping[str, Any], payload: npt.NDArray[np.uint8]) -> None:
@@ -52,7 +69,8 @@ def read_index_file(path: Path) -> tuple[dict[str, Any], npt.NDArray[np.uint8]]:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with open_regular_file(path) as file:
+            data = file.read()
     except FileNotFoundError as err:
         raise VectorIndexError(f"no vector index at {path}; build the index first") from err
     except OSError as err:

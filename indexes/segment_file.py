@@ -22,6 +22,7 @@ import numpy as np
 from embedstore.atomic_files import replace_atomically
 from embedstore.errors import LexicalIndexError
 from embedstore.indexes.bm25 import Segment
+from embedstore.indexes.io import open_regular_file
 
 MAGIC = b"EMBSBM25"
 FORMAT_VERSION = 1
@@ -55,7 +56,7 @@ def write_segment(path: Path, segment: Segment, meta: Mapping[str, Any]) -> None
 def read_segment(path: Path) -> tuple[Segment, dict[str, Any]]:
     """The segment (arrays mapped read-only) and the metadata ``write_segment`` stored."""
     try:
-        with open(path, "rb") as file:
+        with open_regular_file(path) as file:
             prefix = file.read(len(MAGIC) + _HEADER_LENGTH.size)
             if len(prefix) < len(MAGIC) + _HEADER_LENGTH.size or not prefix.startswith(MAGIC):
                 raise _damaged(path, "not a BM25 segment file")

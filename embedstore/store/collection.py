@@ -147,7 +147,8 @@ class Collection:
         text = self.manifest.to_json()
         file = self.path / MANIFEST_FILE
         try:
-            if file.exists() and file.read_text() == text:
+            # is_file: a FIFO in its place would block the read; it is replaced instead.
+            if file.is_file() and file.read_text() == text:
                 return
             replace_atomically(file, (text.encode(),))
         except (OSError, UnicodeDecodeError) as exc:

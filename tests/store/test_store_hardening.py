@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from typer.testing import CliRunner
 
 from embedstore.atomic_files import replace_atomically
 from embedstore.cli.app import app as cli_app
-from embedstore.errors import CollectionLockedError, CorruptCollectionError, UserInputError
+from embedstore.errors import (
+    CollectionLockedError,
+    CorruptCollectionError,
+    LexicalIndexError,
+    UserInputError,
+    VectorIndexError,
+)
+from embedstore.indexes.io import read_index_file
+from embedstore.indexes.segment_file import read_segment
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.collection import DB_FILE, INDEX_FILE, MANIFEST_FILE
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -272,3 +284,52 @@ def test_contrived_damage_and_unwritable_stores_are_one_line(
     # A store that cannot be created.
     line = one_line("index", str(repo), "--store", "/proc/embedstore-store", "--json")
     assert "cannot create collection 'r' in the store /proc/embedstore-store" in line
+
+
+def finishes(call: Callable[[], T], seconds: float = 60) -> T:
+    """``call``'s result, failing (not hanging) the test if it blocks."""
+    box: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            box.append(call())
+        except BaseException as exc:  # handed to the test thread
+            errors.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still blocked after {seconds} s"
+    if errors:
+        raise errors[0]
+    return box[0]
+
+
+@pytest.mark.parametrize("odd", ["fifo", "device"])
+def test_g10_an_index_file_that_is_no_regular_file_never_blocks(
+    repo: Path, tmp_path: Path, fake_encoder: FakeEncoder, odd: str
+) -> None:
+    """Issue 30, G10: a FIFO in place of vectors.faiss made `search` hang."""
+    def replace(path: Path) -> None:
+        path.unlink(missing_ok=True)
+        if odd == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to("/dev/zero")  # never ends
+
+    store = Store()
+    index_folder(store, repo, IndexOptions(name="r", encoder=FAKE_SPEC))
+    for name in (INDEX_FILE, MANIFEST_FILE):
+        replace(store.root / "r" / name)
+    result = finishes(lambda: CliRunner().invoke(cli_app, ["search", "good", "--json"]))
+    assert result.exit_code == 0 and '"symbol": "good"' in result.stdout, result.stderr
+    # Both are derived from the database: rewritten as regular files.
+    index_file = store.root / "r" / INDEX_FILE
+    assert index_file.is_file() and not index_file.is_symlink()
+    odd_file = tmp_path / "odd"
+    replace(odd_file)
+    with pytest.raises(VectorIndexError, match="odd is not a regular file"):
+        finishes(lambda: read_index_file(odd_file))
+    with pytest.raises(LexicalIndexError, match="odd is not a regular file"):
+        finishes(lambda: read_segment(odd_file))
