@@ -156,8 +156,13 @@ def load_encoder(
     # Read on every encode call; a bad value fails here, before a run does any work.
     stream_count(1)
     name = canonical_spec(spec)
-    default = _load(name, None, precision)
-    return default if pooling in (None, default.pooling) else _load(name, pooling, precision)
+    try:
+        default = _load(name, None, precision)
+        return default if pooling in (None, default.pooling) else _load(name, pooling, precision)
+    except EncoderLoadError as exc:
+        # The libraries' own messages run over several lines (huggingface_hub's offline
+        # advice); an error is one line.
+        raise EncoderLoadError(" ".join(str(exc).split())) from exc
 
 
 @functools.lru_cache(maxsize=4)

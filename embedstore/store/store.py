@@ -136,11 +136,18 @@ class Store:
                 f"{exc.strerror} ({exc.filename}); choose another with --store or "
                 "$EMBEDSTORE_HOME"
             ) from exc
-        conn = db.connect(tmp / DB_FILE)
-        with db.transaction(conn):
-            db.set_meta(conn, "manifest", manifest.to_json())
-        conn.close()
-        (tmp / INCOMPLETE_FILE).touch()
+        try:
+            conn = db.connect(tmp / DB_FILE)
+            try:
+                with db.transaction(conn):
+                    db.set_meta(conn, "manifest", manifest.to_json())
+            finally:
+                conn.close()
+            (tmp / INCOMPLETE_FILE).touch()
+        except BaseException:
+            # A full disk, say: nobody could ever take this half-built folder over.
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         try:
             os.replace(tmp, folder)
         except OSError:

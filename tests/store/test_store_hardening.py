@@ -17,12 +17,14 @@ from embedstore.errors import (
     CollectionLockedError,
     CorruptCollectionError,
     LexicalIndexError,
+    StorageError,
     UserInputError,
     VectorIndexError,
 )
 from embedstore.indexes.io import read_index_file
 from embedstore.indexes.segment_file import read_segment
 from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.store import connection
 from embedstore.store.collection import DB_FILE, INDEX_FILE, MANIFEST_FILE
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
@@ -333,3 +335,41 @@ def test_g10_an_index_file_that_is_no_regular_file_never_blocks(
         finishes(lambda: read_index_file(odd_file))
     with pytest.raises(LexicalIndexError, match="odd is not a regular file"):
         finishes(lambda: read_segment(odd_file))
+
+
+def test_g14_a_create_that_fails_on_a_full_disk_leaves_nothing(
+    repo: Path, fake_encoder: FakeEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30, G14: the half-built `.creating-another-*` folder stayed in the store."""
+    store = Store()
+    index_folder(store, repo, IndexOptions(name="r", encoder=FAKE_SPEC))
+    real_connect = connection.connect
+
+    def disk_full_while_creating(path: Path) -> connection.Connection:
+        conn = real_connect(path)
+        if path.parent.name.startswith(".creating-"):
+            conn.execute("PRAGMA max_page_count = 1")  # SQLITE_FULL, as on a full disk
+        return conn
+
+    monkeypatch.setattr(connection, "connect", disk_full_while_creating)
+    with pytest.raises(StorageError, match=r"'\.creating-another-"):
+        index_folder(store, repo, IndexOptions(name="another", encoder=FAKE_SPEC))
+    assert sorted(p.name for p in store.root.iterdir()) == ["r"]
+
+
+def test_g14_plt_inspect_of_a_file_says_it_is_not_a_folder(tmp_path: Path) -> None:
+    file = tmp_path / "model.safetensors"
+    file.write_bytes(b"")
+    result = CliRunner().invoke(cli_app, ["plt", "inspect", str(file)])
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1, result.stderr
+    assert "is not a folder" in lines[0] and "config.json" in lines[0]
+
+
+def test_g14_an_encoder_that_cannot_be_found_is_one_line(repo: Path) -> None:
+    result = CliRunner().invoke(
+        cli_app, ["index", str(repo), "--encoder", "no-such-org/no-such-encoder"]
+    )
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1, result.stderr
+    assert "cannot load sentence-transformers model 'no-such-org/no-such-encoder'" in lines[0]

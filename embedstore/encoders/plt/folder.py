@@ -33,7 +33,11 @@ def save_folder(
 def read_config(folder: Path) -> PLTConfig:
     """The folder's PLTConfig; EncoderLoadError if the folder is not a PLT."""
     if not folder.is_dir():
-        raise EncoderLoadError(f"PLT folder {str(folder)!r} does not exist")
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise EncoderLoadError(
+            f"PLT folder {str(folder)!r} {what}: give the folder `embedstore plt train "
+            f"--out DIR` wrote (with {CONFIG_FILE} and {WEIGHTS_FILE})"
+        )
     missing = [name for name in (CONFIG_FILE, WEIGHTS_FILE) if not (folder / name).is_file()]
     if missing:
         raise EncoderLoadError(
