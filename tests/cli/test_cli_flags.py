@@ -3,38 +3,25 @@ the command too (issue 31; fake encoder)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
 from embedstore.cli.global_options import hoist_global_options
+from embedstore.cli.reference import commands, long_name, options
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
 runner = CliRunner()
 
 
-def commands(group: Any, path: str = "embedstore") -> Iterator[tuple[str, Any]]:
-    """Every command and subcommand (Typer's own copy of Click: no click isinstance)."""
-    for name, command in group.commands.items():
-        yield f"{path} {name}", command
-        if hasattr(command, "commands"):
-            yield from commands(command, f"{path} {name}")
-
-
 def test_each_short_flag_has_one_meaning_across_the_commands() -> None:
     meanings: dict[str, set[str]] = {}
-    for _, command in commands(typer.main.get_group(app)):
-        for param in command.params:
-            if param.param_type_name != "option":
-                continue
-            long = next((o for o in param.opts if o.startswith("--")), param.opts[0])
-            for short in (o for o in param.opts + param.secondary_opts if len(o) == 2):
-                meanings.setdefault(short, set()).add(long)
+    for _, command in commands():
+        for option in options(command):
+            for short in (o for o in option.opts + option.secondary_opts if len(o) == 2):
+                meanings.setdefault(short, set()).add(long_name(option))
     clashes = {short: longs for short, longs in meanings.items() if len(longs) > 1}
     assert not clashes
     assert meanings["-l"] == {"--files-with-matches"}  # as rg -l
