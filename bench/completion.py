@@ -83,7 +83,7 @@ def main() -> None:
         groups.setdefault(language, []).append(repo)
     title = args.which + (f", {args.label}" if args.label else "")
     sections = []
-    stored_json: dict[str, object] = {}
+    stored_json: dict[str, dict[str, object]] = {}
     for language, members in groups.items():
         began = time.perf_counter()
         report = run_completion(

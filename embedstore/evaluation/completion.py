@@ -27,6 +27,7 @@ from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci
 from embedstore.evaluation.completion_cases import FINDERS, FileUses, Use
+from embedstore.evaluation.imported_definitions import imported_signatures
 from embedstore.evaluation.runner import POOLED, _unique_name, _workspace
 from embedstore.evaluation.window_bm25 import window_context
 from embedstore.ingest.indexer import IndexOptions, index_folder
@@ -166,8 +167,15 @@ def code_at_cursor(
     )
 
 
+def imported_definitions(
+    collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
+) -> RagContext:
+    return imported_signatures(collection, case.code, case.path, budget, count_tokens)
+
+
 ROWS: dict[str, Row] = {
     "no retrieval": no_retrieval,
+    "imported definitions": imported_definitions,
     "context, last 8 lines": last_lines_context(8),
     BASELINE_ROW: last_lines_context(30),
     "sliding-window BM25": sliding_windows,

@@ -6,7 +6,7 @@ One module per language knows that language's definitions, imports and uses;
 
 from __future__ import annotations
 
-from embedstore.evaluation.completion_cases import go, javascript, python
+from embedstore.evaluation.completion_cases import go, java, javascript, python, rust
 from embedstore.evaluation.completion_cases.common import Definition, FileUses, Finder, Use
 
 # Language (embedstore.languages' name) -> its case finder.
@@ -16,6 +16,8 @@ FINDERS: dict[str, Finder] = {
     "typescript": javascript.find,
     "tsx": javascript.find,
     "javascript": javascript.find,
+    "rust": rust.find,
+    "java": java.find,
 }
 
 __all__ = ["FINDERS", "Definition", "FileUses", "Finder", "Use"]

@@ -73,12 +73,16 @@ def query(language: str, source: str) -> Query:
     return Query(parser.language, source)
 
 
-def choice(language: str, kinds: Sequence[str]) -> str:
-    """A query alternation of those ``kinds`` the language's grammar has: `[(a) (b)]`."""
+def has(language: str, kind: str) -> bool:
+    """Whether the language's grammar has named nodes of ``kind`` (JavaScript has no enums)."""
     parser = parser_for(language)
     assert parser is not None and parser.language is not None
-    grammar = parser.language
-    return "[" + " ".join(f"({k})" for k in kinds if grammar.id_for_node_kind(k, True)) + "]"
+    return bool(parser.language.id_for_node_kind(kind, True))
+
+
+def choice(language: str, kinds: Sequence[str]) -> str:
+    """A query alternation of those ``kinds`` the language's grammar has: `[(a) (b)]`."""
+    return "[" + " ".join(f"({k})" for k in kinds if has(language, k)) + "]"
 
 
 def captures(language: str, source: str, node: Node) -> dict[str, list[Node]]:

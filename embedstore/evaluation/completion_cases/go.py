@@ -78,15 +78,21 @@ def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
     modules = _modules(sources)
     files = []
     for source in sources:
-        root = parse(_LANGUAGE, source.text)
-        clause = next((c for c in root.children if c.type == "package_clause"), None) \
-            if root is not None else None
-        if root is not None and clause is not None:
-            files.append(_File(source, root, text(clause.named_children[0])))
+        tree = parse(_LANGUAGE, source.text)
+        clause = next((c for c in tree.children if c.type == "package_clause"), None) \
+            if tree is not None else None
+        if tree is not None and clause is not None:
+            files.append(_File(source, tree, text(clause.named_children[0])))
     packages: dict[tuple[str, str], _Package] = {}
+    methods: list[tuple[_Package, str, Definition]] = []
     for file in files:
         package = packages.setdefault(_key(file), _Package(file.package))
-        _add_definitions(file, package)
+        methods += [(package, *found) for found in _add_definitions(file, package)]
+    # Once every file's types are known: a method may come before its type's file.
+    for package, receiver, method in methods:
+        owner = package.definitions.get(receiver) or package.test_definitions.get(receiver)
+        if owner is not None:
+            owner.members.setdefault(method.name.rpartition(".")[2], method)
     return [FileUses(f.source.rel_path, f.source.text, _uses(f, packages, modules))
             for f in files]
 
@@ -110,7 +116,8 @@ def _modules(sources: Sequence[SourceFile]) -> dict[str, str]:
     return found
 
 
-def _add_definitions(file: _File, package: _Package) -> None:
+def _add_definitions(file: _File, package: _Package) -> list[tuple[str, Definition]]:
+    """Adds the file's package-level definitions; returns its methods, by receiver type."""
     path = file.source.rel_path
     table = package.test_definitions if _is_test(path) else package.definitions
     methods: list[tuple[str, Definition]] = []
@@ -124,10 +131,7 @@ def _add_definitions(file: _File, package: _Package) -> None:
                                                      f"{receiver}.{name}", "method")))
             continue
         table.setdefault(name, Definition(path, line(nodes[0]), name, kind))
-    for receiver, method in methods:
-        owner = table.get(receiver) or package.definitions.get(receiver)
-        if owner is not None:
-            owner.members.setdefault(method.name.rpartition(".")[2], method)
+    return methods
 
 
 def _type_name(node: Node) -> str | None:
@@ -203,12 +207,12 @@ def _imports(
     by_folder: dict[str, list[_Package]] = {}
     for (folder, _), package in packages.items():
         by_folder.setdefault(folder, []).append(package)
-    found = {}
+    found: dict[str, _Package] = {}
     for match in matches(_LANGUAGE, _IMPORTS, file.root):
         path = text(match["path"][0]).strip('"`')
-        folder = _folder_of(path, modules)
-        candidates = [p for p in by_folder.get(folder or "", [])
-                      if not p.name.endswith("_test")] if folder is not None else []
+        target = _folder_of(path, modules)
+        candidates = [p for p in by_folder.get(target, [])
+                      if not p.name.endswith("_test")] if target is not None else []
         if not candidates:
             continue
         alias = text(match["alias"][0]) if "alias" in match else candidates[0].name

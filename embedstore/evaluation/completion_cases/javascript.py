@@ -20,6 +20,7 @@ from embedstore.evaluation.completion_cases.common import (
     FileUses,
     Use,
     choice,
+    has,
     line,
     matches,
     parse,
@@ -53,14 +54,13 @@ def _definitions_query(language: str) -> str:
 
 
 def _members_query(language: str) -> str:
+    fields = " ".join(
+        f"({kind} [(property_identifier) @field (private_property_identifier) @field])"
+        for kind in _FIELD_KINDS if has(language, kind)
+    )
     enums = "(enum_body [(property_identifier) @field (enum_assignment name: (_) @field)])" \
-        if choice(language, ["enum_body"]) != "[]" else ""
-    return f"""
-(class_body [(method_definition name: (_) @method)
-             ({choice(language, _FIELD_KINDS)} [(property_identifier) @field
-                                                (private_property_identifier) @field])])
-{enums}
-"""
+        if has(language, "enum_body") else ""
+    return f"(class_body [(method_definition name: (_) @method) {fields}])\n{enums}"
 
 
 _IMPORTS = """
@@ -159,9 +159,9 @@ class _Repository:
 
     def _export(self, module: _Module, match: dict[str, list[Node]]) -> None:
         if "default" in match:
-            name = match["default"][0].child_by_field_name("name")
-            if name is not None:
-                module.exported["default"] = text(name)
+            named = match["default"][0].child_by_field_name("name")
+            if named is not None:
+                module.exported["default"] = text(named)
             return
         if "default_name" in match:
             module.exported["default"] = text(match["default_name"][0])
@@ -244,11 +244,11 @@ class _Repository:
                 resolved = self._resolve(node, bound, typed)
                 if resolved is None:
                     continue
-                target, name = resolved
+                target, written = resolved
                 kind = use_kind(target) if _called(node) else \
                     ("attribute" if target.kind == "constant" else None)
                 if kind is not None:
-                    found_uses.append(use(name, kind, target))
+                    found_uses.append(use(written, kind, target))
         return found_uses
 
     def _resolve(self, node: Node, bound: dict[str, _Binding], typed: dict[str, Definition]
