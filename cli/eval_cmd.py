@@ -96,8 +96,9 @@ def evaluate(
 ) -> None:
     """Benchmark retrieval: docstring first sentences as queries, their functions as answers.
 
-    With --task completion: cursors in Python files as queries, the definitions
-    of other files that their line uses as answers.
+    With --task completion: cursors in Python, TypeScript/JavaScript, Go, Rust and
+    Java files as queries, the definitions of other files that their line uses as
+    answers.
     """
     _refuse_other_task_options(task, {
         "--mode": mode is not None, "--index": index_kind is not None, "--strict": strict,
