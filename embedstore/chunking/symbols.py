@@ -7,9 +7,15 @@ code mentions, ``extract_symbols`` a file's imports and definitions, and
 
 One tree-sitter parse per file. Definitions come from a walk that enters only
 the nodes able to hold them (class bodies, module-level ``if`` blocks, never
-function bodies); imports from a query, which runs in C over the whole tree,
-so imports inside functions count too. Code cut off at a cursor parses with
-errors; what precedes the break is still found.
+function bodies); imports from a cursor walk over the whole tree, so imports
+inside functions count too. Code cut off at a cursor parses with errors; what
+precedes the break is still found.
+
+Text comes from users (a request's code) as well as files, so every pass is
+linear in it: no backtracking regex, no tree-sitter query (queries go
+quadratic on a node with many ERROR children: 200k `(` took 29 s); a parse
+gives up after a time proportional to the text (PARSE_SECONDS), and text
+that no parse gets through in time is not parsed (MAX_OPEN_ANGLES).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import dataclasses
 import functools
 import posixpath
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +34,7 @@ from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
 from embedstore.chunking.treesitter import _name, _text, definition_body, end_row, parser_for
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Query
+    from tree_sitter import Node, Parser, Tree
 
 
 @dataclass(frozen=True)
@@ -89,11 +96,55 @@ def extract_symbols(text: str, language: str) -> FileSymbols:
     parser = parser_for(language) if grammar is not None else None
     if grammar is None or parser is None:
         return FileSymbols([], [])
-    # Lone surrogates (undecodable bytes) cannot be encoded; replacing them keeps rows.
-    root = parser.parse(text.encode("utf-8", errors="replace")).root_node
+    tree = _bounded_parse(parser, text) if _parsable(text) else None
+    if tree is None:
+        return FileSymbols([], [])
+    root = tree.root_node
     definitions = list(_Definitions(language, grammar).scan(root.children, None))
     imports = _imports(root, language)
     return FileSymbols(definitions, imports, member_uses(text, imports))
+
+
+# A parse may take this much CPU time, plus this much per character, before giving up:
+# real code parses at some 0.2 µs per character, nested errors in some grammars at seconds.
+PARSE_SECONDS = 0.2
+PARSE_SECONDS_PER_CHAR = 0.5e-6
+_READ_CHUNK = 1 << 16
+
+
+# A statement with more `<` than this, none closed, is no code: generic-type grammars fork
+# on each (`a<b, a<b,` in TypeScript, `a<a<` in Java) and at the end of the text spend
+# seconds and gigabytes where the parse cannot be stopped (8,000 took 1.3 GB).
+MAX_OPEN_ANGLES = 256
+_STATEMENT_BREAK = re.compile(r"[>;{}\n]")
+
+
+def _parsable(text: str) -> bool:
+    """Whether ``text`` is free of the runs of `<` that no parse gets through in time."""
+    if text.count("<") <= MAX_OPEN_ANGLES:
+        return True
+    return all(part.count("<") <= MAX_OPEN_ANGLES for part in _STATEMENT_BREAK.split(text))
+
+
+def _bounded_parse(parser: Parser, text: str) -> Tree | None:
+    """The tree of ``text``; None if parsing it takes longer than its size warrants."""
+    # Lone surrogates (undecodable bytes) cannot be encoded; replacing them keeps rows.
+    data = text.encode("utf-8", errors="replace")
+    # This thread's CPU time: a machine busy with other work gives no parse less of it.
+    deadline = time.thread_time() + PARSE_SECONDS + PARSE_SECONDS_PER_CHAR * len(text)
+
+    def read(offset: int, _point: object) -> bytes:
+        return data[offset : offset + _READ_CHUNK]
+
+    def give_up(*_state: object) -> bool:
+        return time.thread_time() > deadline
+
+    # A progress callback is only called on a parse that reads through a callback.
+    try:
+        return parser.parse(read, progress_callback=give_up)
+    except ValueError:  # given up ("Parsing failed")
+        parser.reset()  # else the next parse would resume this one
+        return None
 
 
 # --- Definitions ---------------------------------------------------------------------------
@@ -135,7 +186,6 @@ _TRANSPARENT = {
 
 _UPPER_CASE = re.compile(r"_*[A-Z][A-Z0-9_]*")
 _COMMENT_OPEN = re.compile(r"^(?:/\*+!?|//+!?|\*+|#+|--+)")
-_COMMENT_CLOSE = re.compile(r"\*+/$")
 _QUOTES = ('"""', "'''", '"', "'")
 
 # Handles a declaration that is not a plain definition; gets (self, node, inner, owner).
@@ -279,7 +329,7 @@ class _Definitions:
             before = before.prev_sibling
         for comment in reversed(block):
             for line in _text(comment).split("\n"):
-                cleaned = _COMMENT_OPEN.sub("", _COMMENT_CLOSE.sub("", line.strip())).strip()
+                cleaned = _COMMENT_OPEN.sub("", _strip_comment_close(line.strip())).strip()
                 if cleaned:
                     return cleaned
         return ""
@@ -349,6 +399,14 @@ class _Definitions:
         mutable = any(child.type == "mutable_specifier" for child in inner.children)
         yield self._make(_text(name), owner, "variable" if mutable else "constant", node, inner)
 
+    def _rust_trait_method(
+        self, node: Node, inner: Node, owner: str | None
+    ) -> Iterator[Definition]:
+        """A trait's `fn area(&self) -> f64;`: a method of the trait, as an impl's are."""
+        name = inner.child_by_field_name("name")
+        if owner is not None and name is not None:
+            yield self._make(_text(name), owner, "method", node, inner)
+
     def _java_field(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
         """A class's `static final` fields, all of an interface's fields: constants."""
         if owner is None:
@@ -385,7 +443,10 @@ _SPECIAL: dict[str, dict[str, _Special]] = {
         ("const_declaration", "var_declaration", "type_declaration"),
         _Definitions._go_declaration,
     ),
-    "rust": dict.fromkeys(("const_item", "static_item"), _Definitions._rust_item),
+    "rust": {
+        **dict.fromkeys(("const_item", "static_item"), _Definitions._rust_item),
+        "function_signature_item": _Definitions._rust_trait_method,
+    },
     "java": dict.fromkeys(("field_declaration", "constant_declaration"), _Definitions._java_field),
     "kotlin": {"property_declaration": _Definitions._kotlin_property},
 }
@@ -432,6 +493,12 @@ def _docstring(definition: Node) -> str:
     return next((line.strip() for line in text.split("\n") if line.strip()), "")
 
 
+def _strip_comment_close(line: str) -> str:
+    """``line`` without a closing `*/` (or `**/`): string methods, as a regex (`\\*+/$`)
+    backtracks quadratically on a long run of `*`."""
+    return line[:-1].rstrip("*") if line.endswith("*/") else line
+
+
 def _trails_code(comment: Node) -> bool:
     """Whether ``comment`` follows code on its row, so comments that code, not the next line."""
     before = comment.prev_sibling
@@ -447,26 +514,25 @@ def _opens_brace(node: Node) -> bool:
 
 def _imports(root: Node, language: str) -> list[ImportRef]:
     reader = _IMPORT_READERS.get(language)
-    query = _import_query(language)
-    if reader is None or query is None:
+    kinds = _IMPORT_NODES.get(language)
+    if reader is None or kinds is None:
         return []
-    from tree_sitter import QueryCursor
-
-    found = QueryCursor(query).captures(root).get("import", [])
-    found.sort(key=lambda node: node.start_byte)
     return [dataclasses.replace(ref, end_line=node.end_point.row + 1)
-            for node in found for ref in reader(node)]
+            for node in _nodes_of(root, kinds) for ref in reader(node)]
 
 
-@functools.cache
-def _import_query(language: str) -> Query | None:
-    parser = parser_for(language)
-    source = _IMPORT_QUERIES.get(language)
-    if parser is None or parser.language is None or source is None:
-        return None
-    from tree_sitter import Query
-
-    return Query(parser.language, source)
+def _nodes_of(root: Node, kinds: frozenset[str]) -> Iterator[Node]:
+    """The nodes of the tree of ``kinds``, in file order, by one cursor walk (linear)."""
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node is not None and node.type in kinds:
+            yield node
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
 
 
 def _python_imports(node: Node) -> Iterator[ImportRef]:
@@ -540,8 +606,10 @@ def _js_imports(node: Node) -> Iterator[ImportRef]:
 def _js_require(declarator: Node) -> Iterator[ImportRef]:
     """`const m = require("./x")` and `const {a, b: c} = require("./x")`."""
     call = declarator.child_by_field_name("value")
-    function = call.child_by_field_name("function") if call is not None else None
-    arguments = call.child_by_field_name("arguments") if call is not None else None
+    if call is None or call.type != "call_expression":
+        return
+    function = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
     if function is None or arguments is None or _text(function) != "require":
         return
     source = arguments.named_children[0] if arguments.named_child_count == 1 else None
@@ -578,9 +646,9 @@ def _go_imports(spec: Node) -> Iterator[ImportRef]:
 
 def _rust_imports(node: Node) -> Iterator[ImportRef]:
     line = node.start_point.row + 1
-    if node.type == "mod_item":  # the query only takes `mod y;`, a module in its own file
+    if node.type == "mod_item":  # `mod y;`, a module in its own file; `mod y {}` imports nothing
         name = node.child_by_field_name("name")
-        if name is not None:
+        if name is not None and node.child_by_field_name("body") is None:
             yield _rust_ref(["self", _text(name)], None, line)
         return
     argument = node.child_by_field_name("argument")
@@ -639,16 +707,17 @@ def _java_imports(node: Node) -> Iterator[ImportRef]:
     yield ImportRef(".".join(parts[:-1]), parts[-1], alias, 0, line)
 
 
-_JS_QUERY = "[(import_statement) (variable_declarator value: (call_expression))] @import"
-_IMPORT_QUERIES = {
-    "python": "[(import_statement) (import_from_statement)] @import",
-    "javascript": _JS_QUERY,
-    "typescript": _JS_QUERY,
-    "tsx": _JS_QUERY,
-    "go": "(import_spec) @import",
-    "rust": "[(use_declaration) (mod_item !body)] @import",
-    "java": "(import_declaration) @import",
-    "kotlin": "(import) @import",
+# The nodes that import; their readers skip those that do not (`mod y {}`, a call not `require`).
+_JS_IMPORTS = frozenset({"import_statement", "variable_declarator"})
+_IMPORT_NODES = {
+    "python": frozenset({"import_statement", "import_from_statement"}),
+    "javascript": _JS_IMPORTS,
+    "typescript": _JS_IMPORTS,
+    "tsx": _JS_IMPORTS,
+    "go": frozenset({"import_spec"}),
+    "rust": frozenset({"use_declaration", "mod_item"}),
+    "java": frozenset({"import_declaration"}),
+    "kotlin": frozenset({"import"}),
 }
 _IMPORT_READERS: dict[str, Callable[[Node], Iterator[ImportRef]]] = {
     "python": _python_imports,
