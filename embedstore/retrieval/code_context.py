@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import posixpath
 import re
 import sqlite3
 import weakref
@@ -70,6 +71,9 @@ UNIQUE_NAME = 0.5
 MEMBER_SHARE = 0.5
 # Similar code (RepoCoder): the last lines as a query; its hits' scores by rank.
 SIMILAR_WINDOW_LINES = 10
+# ... and at most this many of their last characters: a query's cost grows with its length,
+# and ten lines of real code are far shorter (one line of 200k `f(` took 0.85 s to split).
+SIMILAR_WINDOW_CHARS = 2000
 SIMILAR_HITS = 20
 SIMILAR = 1.0
 # A candidate that the similar code uses: what code like this calls.
@@ -289,19 +293,34 @@ def _follow(
     return [], []
 
 
+# Kinds whose members come with them: classes, and structs, enums, traits and Go types
+# (their methods are in impl blocks and receivers, stored under the type's name).
+_HAS_MEMBERS = frozenset({"class", "type"})
+# Where a type's members may be written, by language: the folder of its file for Go (a
+# method may be declared in any file of the package); elsewhere its own file.
+_MEMBER_SCOPE: dict[str, Callable[[str], str]] = {"go": posixpath.dirname}
+
+
+def _member_scope(row: DefinitionRow) -> str:
+    scope = _MEMBER_SCOPE.get(row.language)
+    return scope(row.path) if scope is not None else row.path
+
+
 def _add_members(
     collection: Collection, candidates: dict[tuple[str, int], Candidate], near: dict[str, float]
 ) -> None:
     """A class candidate's outline lists its members' signatures, which score on their own."""
-    classes = [c for c in candidates.values() if c.row.kind == "class"]
+    classes = [c for c in candidates.values() if c.row.kind in _HAS_MEMBERS]
     if not classes:
         return
-    # Members by (file, class): a class of the same name in another file has its own.
+    folders = _folders(collection)
+    files = {path for c in classes for path in folders.get(_member_scope(c.row), [c.row.path])}
+    # Members by (scope, class): a class of the same name in another file has its own.
     members_of: dict[tuple[str, str], list[DefinitionRow]] = {}
-    for row in _definitions_in(collection, {c.row.path for c in classes}):
+    for row in _definitions_in(collection, files):
         owner, dot, _ = row.qualname.rpartition(".")
         if dot:
-            members_of.setdefault((row.path, owner), []).append(row)
+            members_of.setdefault((_member_scope(row), owner), []).append(row)
     # `obj.method` near the cursor: the nearest use of each attribute name.
     attribute_near: dict[str, float] = {}
     for name, weight in near.items():
@@ -309,7 +328,7 @@ def _add_members(
             last = name.rsplit(".", 1)[1]
             attribute_near[last] = max(attribute_near.get(last, 0.0), weight)
     for cls in classes:
-        members = members_of.get((cls.row.path, cls.row.qualname), [])
+        members = members_of.get((_member_scope(cls.row), cls.row.qualname), [])
         # An outline cut short keeps what a caller needs first: the members used near the
         # cursor, the constructor, the public ones, then the rest, each in source order.
         cls.members = sorted(members, key=lambda m: (
@@ -330,7 +349,8 @@ def _add_similar(
 ) -> None:
     """Units like the last lines of ``code`` (RepoCoder), scored by rank; and the
     candidates that such code uses, since code like this calls them too."""
-    window = "\n".join(code.rstrip("\n").split("\n")[-SIMILAR_WINDOW_LINES:]).strip()
+    tail = code.rstrip("\n")[-SIMILAR_WINDOW_CHARS:]
+    window = "\n".join(tail.split("\n")[-SIMILAR_WINDOW_LINES:]).strip()
     if not window:
         return
     # Units, not search results: which piece of a long unit matched does not matter here.
@@ -353,9 +373,24 @@ def _add_similar(
 
 def _already_in_prompt(collection: Collection, candidate: Candidate, prompt: set[str]) -> bool:
     """The definition's header is in the code already (an unknown path: the same file)."""
-    lines = _lines(collection, candidate.row.path)
-    header = lines.get(candidate.row.start_line, "").strip()
+    header = _header_line(_lines(collection, candidate.row.path), candidate.row)
     return len(header) > 8 and header in prompt
+
+
+# Lines that annotate a definition: `#[derive(Debug)]` heads a third of a crate's
+# definitions, so they cannot tell one from another.
+_ANNOTATION = ("#[", "#![", "@")
+
+
+def _header_line(lines: dict[int, str], row: DefinitionRow) -> str:
+    """The line naming the definition (`pub struct Point {`), past its attributes and
+    decorators; failing one, its first line."""
+    name = re.compile(rf"(?<![\w$]){re.escape(row.name)}(?![\w$])") if row.name else None
+    for n in range(row.start_line, row.signature_end_line + 1):
+        line = lines.get(n, "").strip()
+        if name is not None and not line.startswith(_ANNOTATION) and name.search(line):
+            return line
+    return lines.get(row.start_line, "").strip()
 
 
 # ---- packing ---------------------------------------------------------------------------------
@@ -587,6 +622,19 @@ def _paths(collection: Collection) -> frozenset[str]:
     """The collection's paths; frozen, so that resolve_import keeps its index of them."""
     got = _cached(collection, "paths", lambda: frozenset(symbol_table.paths(collection.conn)))
     assert isinstance(got, frozenset)
+    return got
+
+
+def _folders(collection: Collection) -> dict[str, list[str]]:
+    """The collection's files by folder ("" for the root)."""
+    def group() -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for path in sorted(_paths(collection)):
+            found.setdefault(posixpath.dirname(path), []).append(path)
+        return found
+
+    got = _cached(collection, "folders", group)
+    assert isinstance(got, dict)
     return got
 
 
