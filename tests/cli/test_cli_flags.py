@@ -56,6 +56,14 @@ def test_the_last_color_written_wins_and_nothing_after_dashdash_moves() -> None:
         "plot", "x", "--color-by", "language"]
 
 
+def test_store_is_taken_before_the_command_too(tmp_path: Path) -> None:
+    assert hoist_global_options(["--store", "s", "search", "q", "--", "-x"]) == [
+        "search", "q", "--store", "s", "--", "-x"]
+    result = runner.invoke(app, ["--store", str(tmp_path / "elsewhere"), "list"])
+    assert result.exit_code == 0, result.stderr
+    assert f"No collections in {tmp_path / 'elsewhere'}" in result.stdout
+
+
 def test_a_color_without_its_value_is_one_usage_line() -> None:
     result = runner.invoke(app, ["list", "--color"])
     assert result.exit_code == 2
