@@ -16,7 +16,8 @@ from embedstore.api.deps import require_api_key
 from embedstore.api.errors import install_error_handlers
 from embedstore.api.jobs import JobManager
 from embedstore.api.limits import BodySizeLimit
-from embedstore.api.mcp_server import McpHttpEndpoint, build_mcp_server
+from embedstore.api.mcp_http import McpHttpEndpoint
+from embedstore.api.mcp_server import build_mcp_server
 from embedstore.api.metrics import Metrics
 from embedstore.api.openapi import ERROR_RESPONSES, install_openapi
 from embedstore.api.routes import (
@@ -110,8 +111,9 @@ async def _watch(store: Store, folder: Path) -> None:
 
 
 def _load_models(state: AppState, warmup: Warmup) -> None:
-    """The default model (for /v1/embeddings), then what the collections' searches need."""
-    load_encoder(None)
+    """What the collections' searches need (MCP calls wait for it), then the default model
+    (for /v1/embeddings)."""
     warmup.run()
+    load_encoder(None)
     state.ready.set()
     log.info("default encoder and the collections' query encoders loaded; ready")

@@ -2,9 +2,10 @@
 
 ``build_mcp_server`` makes the server (the official SDK's ``MCPServer``) over a
 store; ``embedstore mcp`` speaks it over stdio, and ``embedstore serve`` at
-``/mcp`` over streamable HTTP through ``McpHttpEndpoint``, behind the same API
-keys as the REST routes. The tools are in ``mcp_tools``, their replies in
-``mcp_replies``.
+``/mcp`` over streamable HTTP through ``mcp_http.McpHttpEndpoint``, behind the
+same API keys as the REST routes. The tools are in ``mcp_tools``, their replies
+in ``mcp_replies``. Nothing here imports the REST schemas, nor so torch: a stdio
+server whose store has the ONNX export starts without it.
 
 Every tool only reads the store, and says so in its annotations. The library's
 errors, refused arguments and unknown arguments come back as tool errors of one
@@ -16,22 +17,16 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
 
 from embedstore.api.collection_cache import CollectionCache
-from embedstore.api.deps import get_state, require_api_key
 from embedstore.api.errors import describe_invalid
 from embedstore.api.mcp_tools import Tools
 from embedstore.api.settings import MAX_QUERY_CHARS
@@ -126,36 +121,3 @@ def _tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise ToolError(str(exc)) from exc
 
     return wrapper
-
-
-class McpHttpEndpoint:
-    """The streamable-HTTP transport as an ASGI route, behind the REST API's key rule.
-
-    Mounted as a route, the transport skips FastAPI's dependencies, so it checks
-    the key itself (a 401 in the API's error shape). ``running`` belongs in the
-    app's lifespan: the SDK's session manager runs once per instance, so each
-    lifespan gets a fresh one.
-    """
-
-    def __init__(self, server: MCPServer, host: str) -> None:
-        self._server = server
-        self._host = host  # loopback hosts get the SDK's DNS-rebinding protection
-        self._manager: StreamableHTTPSessionManager | None = None
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        self._server.streamable_http_app(streamable_http_path="/mcp", host=self._host)
-        manager = self._server.session_manager
-        async with manager.run():
-            self._manager = manager
-            try:
-                yield
-            finally:
-                self._manager = None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
-        require_api_key(request, get_state(request))
-        if self._manager is None:
-            raise HTTPException(503, "the MCP endpoint is not running: the server is stopping")
-        await self._manager.handle_request(scope, receive, send)

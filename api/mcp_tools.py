@@ -17,6 +17,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field, Strict
 
 from embedstore.api.collection_cache import CollectionCache
+from embedstore.api.json_integer import JsonInteger
 from embedstore.api.limits import check_query_length
 from embedstore.api.mcp_cursor import read_cursor
 from embedstore.api.mcp_replies import (
@@ -28,7 +29,6 @@ from embedstore.api.mcp_replies import (
     fit_search,
     status_line,
 )
-from embedstore.api.schemas import JsonInteger
 from embedstore.api.warmup import Warmup
 from embedstore.ingest import freshness
 from embedstore.retrieval.code_context import MAX_CODE_CHARS, context_for_code

@@ -9,7 +9,6 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -17,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from embedstore.api.json_integer import JsonInteger
 from embedstore.encoders.pooling import POOLINGS, get_pooling
 from embedstore.ingest.documents import MAX_ID_CHARS, MAX_PATH_CHARS, PRINTABLE
 from embedstore.retrieval.filters import SearchFilters
@@ -26,15 +26,6 @@ IndexKind = Literal["auto", "flat", "ivfpq"]
 NonEmpty = Annotated[str, Field(min_length=1)]
 
 
-def _json_integer(value: object) -> object:
-    # JSON Schema's integer includes 3.0; strict mode alone would refuse it
-    # (and still refuses true and "3", which is the point of strict mode).
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-JsonInteger = BeforeValidator(_json_integer)
 # Limits go before JsonInteger inside Annotated, or they are left out of the schema.
 Int = Annotated[int, JsonInteger]
 
