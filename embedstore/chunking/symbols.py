@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
+from embedstore.chunking.projects import Project
 from embedstore.chunking.treesitter import _name, _text, definition_body, end_row, parser_for
 
 if TYPE_CHECKING:
@@ -575,6 +576,9 @@ def _js_imports(node: Node) -> Iterator[ImportRef]:
     if node.type == "variable_declarator":
         yield from _js_require(node)
         return
+    if node.type == "export_statement":
+        yield from _js_reexports(node)
+        return
     # TypeScript's `import fs = require("fs")`.
     required = next((c for c in node.children if c.type == "import_require_clause"), None)
     if required is not None:
@@ -601,6 +605,29 @@ def _js_imports(node: Node) -> Iterator[ImportRef]:
                 alias = specifier.child_by_field_name("alias")
                 if name is not None:
                     yield ImportRef(module, _unquote(name), _text(alias or name), 0, line)
+
+
+def _js_reexports(node: Node) -> Iterator[ImportRef]:
+    """A barrel's `export * from "./x"`, `export * as ns from "./x"` and
+    `export { a, b as c } from "./y"`: imports of what the file passes on."""
+    source = node.child_by_field_name("source")
+    if source is None:
+        return  # `export const ...` or `export { a }` of the file's own names
+    module, line = _unquote(source), node.start_point.row + 1
+    clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+    namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
+    if clause is not None:
+        for specifier in clause.named_children:
+            name = specifier.child_by_field_name("name")
+            alias = specifier.child_by_field_name("alias")
+            if name is not None:
+                yield ImportRef(module, _unquote(name), _unquote(alias or name), 0, line)
+    elif namespace is not None:
+        alias = namespace.named_children[-1] if namespace.named_child_count else None
+        if alias is not None:
+            yield ImportRef(module, None, _unquote(alias), 0, line)
+    else:
+        yield ImportRef(module, "*", "*", 0, line)
 
 
 def _js_require(declarator: Node) -> Iterator[ImportRef]:
@@ -708,7 +735,7 @@ def _java_imports(node: Node) -> Iterator[ImportRef]:
 
 
 # The nodes that import; their readers skip those that do not (`mod y {}`, a call not `require`).
-_JS_IMPORTS = frozenset({"import_statement", "variable_declarator"})
+_JS_IMPORTS = frozenset({"import_statement", "variable_declarator", "export_statement"})
 _IMPORT_NODES = {
     "python": frozenset({"import_statement", "import_from_statement"}),
     "javascript": _JS_IMPORTS,
@@ -765,20 +792,25 @@ class _PathIndex:
 
 
 def resolve_import(
-    ref: ImportRef, importing_path: str, language: str, paths: Collection[str]
+    ref: ImportRef,
+    importing_path: str,
+    language: str,
+    paths: Collection[str],
+    project: Project | None = None,
 ) -> list[str]:
     """The files of ``paths`` (relative, "/"-separated) that ``ref`` points to; [] if none.
 
     Several when the target is ambiguous or spread over files (a Go package,
     a Java wildcard, Python's `from a import b` where ``b`` may be a submodule
     or a name in ``a``: the submodule's file comes first). Passing a frozenset
-    keeps the lookup index built for it across calls.
+    keeps the lookup index built for it across calls. ``project`` is what the
+    collection's go.mod and tsconfig.json files say (see projects.py).
     """
     resolver = _RESOLVERS.get(language)
     if resolver is None:
         return []
     index = _cached_index(paths) if isinstance(paths, frozenset) else _PathIndex(paths)
-    return resolver(ref, importing_path, index)
+    return resolver(ref, importing_path, index, project or Project())
 
 
 @functools.lru_cache(maxsize=4)
@@ -786,7 +818,29 @@ def _cached_index(paths: frozenset[str]) -> _PathIndex:
     return _PathIndex(paths)
 
 
-def _resolve_python(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
+def _resolve_python(
+    ref: ImportRef, importing: str, index: _PathIndex, project: Project
+) -> list[str]:
+    found = _python_files(ref, importing, index)
+    if found or ref.level or not project.root_name:
+        return found
+    # A package indexed from inside (`pip/_internal`) imports itself absolutely
+    # (`pip._internal.utils.misc`): past the root's own name, the path is from the root.
+    parts = ref.module.split(".")
+    for at in range(len(parts) - 1):
+        if parts[at] == project.root_name:
+            rest = dataclasses.replace(ref, module=".".join(parts[at + 1:]), level=1)
+            found = _python_files(rest, _ROOT_MODULE, index)
+            if found:
+                return found
+    return []
+
+
+# A file at the collection's root: relative imports from it resolve against the root.
+_ROOT_MODULE = "__init__.py"
+
+
+def _python_files(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
     module = [part for part in ref.module.split(".") if part]
     base: str | None = None
     if ref.level:
@@ -809,12 +863,34 @@ def _resolve_python(ref: ImportRef, importing: str, index: _PathIndex) -> list[s
 _JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
 
 
-def _resolve_js(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
-    """A relative specifier's file; packages (bare specifiers) are not in the collection."""
+def _resolve_js(ref: ImportRef, importing: str, index: _PathIndex, project: Project) -> list[str]:
+    """A relative specifier's file; a bare one's where the nearest tsconfig.json maps it
+    (``paths``, then ``baseUrl``); other packages are not in the collection."""
     specifier = ref.module
-    if not (specifier in (".", "..") or specifier.startswith(("./", "../"))):
+    if specifier in (".", "..") or specifier.startswith(("./", "../")):
+        return _js_file(posixpath.join(posixpath.dirname(importing), specifier), index)
+    config = project.ts_config_for(importing)
+    if config is None:
         return []
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(importing), specifier))
+    for pattern, targets in config.paths.items():
+        head, star, tail = pattern.partition("*")
+        matched = specifier == pattern if not star else (
+            specifier.startswith(head) and specifier.endswith(tail)
+            and len(specifier) >= len(head) + len(tail))
+        if not matched:
+            continue
+        middle = specifier[len(head):len(specifier) - len(tail)] if star else ""
+        for target in targets:
+            found = _js_file(target.replace("*", middle, 1), index)
+            if found:
+                return found
+    return _js_file(_join(config.base, specifier), index) if config.base is not None else []
+
+
+def _js_file(path: str, index: _PathIndex) -> list[str]:
+    """The file a module path inside the collection names: itself, with an extension, or
+    its folder's index file."""
+    target = posixpath.normpath(path) if path else "."
     if target == ".." or target.startswith("../"):
         return []
     target = "" if target == "." else target
@@ -827,29 +903,57 @@ def _resolve_js(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
     return next(([c] for c in candidates if c in index.paths), [])
 
 
-def _resolve_go(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
-    """The package folder matching most trailing elements of the import path.
+def _resolve_go(ref: ImportRef, importing: str, index: _PathIndex, project: Project) -> list[str]:
+    """A package of a module the collection holds (its go.mod's `module` path, or a
+    `replace` by a local folder); failing that, the package folder matching most
+    trailing elements of the import path.
 
-    A one-element path is the standard library's ("fmt") or a module's root,
-    which the folder names cannot tell: it resolves to nothing.
+    Without a go.mod, a one-element path is the standard library's ("fmt") or a
+    module's root, which folder names cannot tell: it resolves to nothing.
     """
+    found = _go_module_package(ref.module, importing, index, project)
+    if found is not None:
+        return found
     parts = [part for part in ref.module.split("/") if part]
     if len(parts) < 2:
         return []
     for count in range(len(parts), 0, -1):
-        folders = _closest(index.folders_ending("/".join(parts[-count:])), importing)
-        files = [
-            path
-            for folder in folders
-            for path in index.files[folder]
-            if path.endswith(".go") and not path.endswith("_test.go")
-        ]
+        files = go_package_files(_closest(index.folders_ending("/".join(parts[-count:])),
+                                          importing), index)
         if files:
             return files
     return []
 
 
-def _resolve_rust(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
+def _go_module_package(
+    path: str, importing: str, index: _PathIndex, project: Project
+) -> list[str] | None:
+    """The files of the package ``path`` names in a module of the collection; None when no
+    module's path leads it (the import is of another module)."""
+    roots: list[tuple[str, str]] = []  # (module path, its folder)
+    for module in project.go_modules:
+        roots.append((module.path, module.folder))
+        roots.extend(module.replaced.items())
+    leading = [(prefix, folder) for prefix, folder in roots
+               if path == prefix or path.startswith(prefix + "/")]
+    if not leading:
+        return None
+    # The longest module path leads (a nested module owns its folder); of equals, the nearest.
+    longest = max(len(prefix) for prefix, _ in leading)
+    folders = [_join(folder, path[len(prefix) + 1:]) if path != prefix else folder
+               for prefix, folder in leading if len(prefix) == longest]
+    return go_package_files(_closest([f for f in folders if f in index.files], importing), index)
+
+
+def go_package_files(folders: list[str], index: _PathIndex, tests: bool = False) -> list[str]:
+    """The Go files of ``folders``; their tests (`_test.go`) only if ``tests``."""
+    return [path for folder in folders for path in index.files.get(folder, [])
+            if path.endswith(".go") and (tests or not path.endswith("_test.go"))]
+
+
+def _resolve_rust(
+    ref: ImportRef, importing: str, index: _PathIndex, project: Project
+) -> list[str]:
     """The deepest module file on the path: `crate::a::b` is src/a/b.rs, else b in src/a.rs."""
     path = [part for part in ref.module.split("::") if part]
     if ref.name and ref.name != "*":
@@ -919,7 +1023,7 @@ def _rust_by_suffix(path: list[str], importing: str, index: _PathIndex) -> list[
 _JVM_EXTENSIONS = (".java", ".kt")
 
 
-def _resolve_jvm(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]:
+def _resolve_jvm(ref: ImportRef, importing: str, index: _PathIndex, project: Project) -> list[str]:
     """`a.b.C` is a/b/C.java or .kt; a static import's `a.b.C.f` is C's file too.
 
     Kotlin files need not be named after what they declare: failing those, the
@@ -938,7 +1042,40 @@ def _resolve_jvm(ref: ImportRef, importing: str, index: _PathIndex) -> list[str]
     return [f for folder in folders for f in index.files[folder] if f.endswith(_JVM_EXTENSIONS)]
 
 
-_RESOLVERS: dict[str, Callable[[ImportRef, str, _PathIndex], list[str]]] = {
+def package_siblings(importing: str, language: str, paths: Collection[str]) -> list[str]:
+    """The other files whose top-level names ``importing`` sees with no import: for Go,
+    those of its folder (a package), tests only from a test. Check each one's
+    ``package_clause``: a folder may hold a `package x_test` or a `main` too."""
+    siblings = _SIBLINGS.get(language)
+    if siblings is None:
+        return []
+    index = _cached_index(paths) if isinstance(paths, frozenset) else _PathIndex(paths)
+    return [path for path in siblings(importing, index) if path != importing]
+
+
+def _go_siblings(importing: str, index: _PathIndex) -> list[str]:
+    return go_package_files([posixpath.dirname(importing)], index,
+                            tests=importing.endswith("_test.go"))
+
+
+_SIBLINGS: dict[str, Callable[[str, _PathIndex], list[str]]] = {"go": _go_siblings}
+# The line that names a file's package, by language.
+_PACKAGE_CLAUSE = {"go": re.compile(r"package[ \t]+(\w+)")}
+
+
+def package_clause(lines: Iterable[str], language: str) -> str | None:
+    """The package ``lines`` (a file's, in order) declare; None if none or no such notion."""
+    clause = _PACKAGE_CLAUSE.get(language)
+    if clause is None:
+        return None
+    for line in lines:
+        found = clause.match(line)
+        if found:
+            return found.group(1)
+    return None
+
+
+_RESOLVERS: dict[str, Callable[[ImportRef, str, _PathIndex, Project], list[str]]] = {
     "python": _resolve_python,
     "javascript": _resolve_js,
     "typescript": _resolve_js,

@@ -23,7 +23,6 @@ file being edited never takes budget: the prompt holds it already.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import posixpath
@@ -31,11 +30,19 @@ import re
 import sqlite3
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from embedstore.chunking.symbols import ImportRef, extract_symbols, identifiers, resolve_import
+from embedstore.chunking.projects import PROJECT_FILES, Project, read_project
+from embedstore.chunking.symbols import (
+    ImportRef,
+    extract_symbols,
+    identifiers,
+    package_clause,
+    package_siblings,
+    resolve_import,
+)
 from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
 from embedstore.languages import detect_language
@@ -67,6 +74,8 @@ MODULE_SHARE = 0.5
 REPO_USES = 1.0
 # A name the collection defines once, used in the code but not imported (any language).
 UNIQUE_NAME = 0.5
+# A top-level definition of another file of the edited file's package (Go), not yet used.
+SIBLING = 0.25
 # Members of a class the code refers to: what the next `obj.method(` may call.
 MEMBER_SHARE = 0.5
 # Similar code (RepoCoder): the last lines as a query; its hits' scores by rank.
@@ -91,8 +100,6 @@ DOCUMENTED = 30
 MAX_MEMBERS = 100
 # Follow `from .core import X` in a package's __init__ at most this deep.
 REEXPORT_DEPTH = 3
-# A file at the collection's root: relative imports from it resolve against the root.
-ROOT_MODULE = "__init__.py"
 # Lines a docstring's first sentence may start below the signature.
 DOC_LOOKAHEAD = 2
 MAX_CODE_CHARS = 1_000_000
@@ -200,8 +207,9 @@ def _structural(
             continue
         # A JS default import binds whatever the module exports by default: try its alias.
         name = ref.alias if ref.name == "default" else ref.name
-        rows, modules = ([], targets) if name in (None, "*") else _follow(
-            collection, name, targets, language, paths
+        rows, modules = (
+            ([], _modules_passed_on(collection, targets, language, paths))
+            if name in (None, "*") else _follow(collection, name, targets, language, paths)
         )
         use = near.get(ref.alias, 0.0)
         fresh = NOT_YET_USED if ref.alias not in near else 0.0
@@ -223,6 +231,10 @@ def _structural(
             popular = math.log1p(uses.get(row.name, 0)) / most if most else 0.0
             add(row, MODULE_SHARE * (IMPORTED + USED_NEAR * use + fresh) + USED_NEAR * reach
                 + REPO_USES * popular)
+    # The files of the same package (Go's folder) share its names with no import.
+    for row in _definitions_in(collection, _siblings(collection, code, path, language)):
+        if row.qualname == row.name:
+            add(row, SIBLING + USED_NEAR * near.get(row.name, 0.0))
     # Names used near the cursor that the collection defines once: any language, no import.
     defined_here = {d.name for d in own.definitions}
     loose = [n for n, w in near.items()
@@ -238,6 +250,20 @@ def _structural(
     return candidates
 
 
+def _siblings(collection: Collection, code: str, path: str | None, language: str) -> list[str]:
+    """The files of the edited file's package, those that declare the same one."""
+    if path is None:
+        return []
+    files = package_siblings(path, language, _paths(collection))
+    own = package_clause(code.split("\n"), language)
+    return [f for f in files
+            if package_clause(_in_order(_lines(collection, f)), language) in (own, None)]
+
+
+def _in_order(lines: dict[int, str]) -> Iterator[str]:
+    return (lines[n] for n in sorted(lines))
+
+
 def _stem(path: str) -> str:
     """The module name a file stands for: `a/b.py` and `a/b/__init__.py` are both `b`."""
     file = PurePath(path)
@@ -247,18 +273,25 @@ def _stem(path: str) -> str:
 def _resolve(
     collection: Collection, ref: ImportRef, importer: str, language: str, paths: frozenset[str]
 ) -> list[str]:
-    """The files ``ref`` imports. A Python package indexed from inside its own folder
-    (``email/`` holding ``utils.py``) imports itself absolutely (``from email import
-    utils``): its own name then stands for the collection's root."""
-    found = resolve_import(ref, importer, language, paths)
-    root = collection.manifest.source_root
-    if found or language != "python" or ref.level or root is None:
-        return found
-    head, _, rest = ref.module.partition(".")
-    if head != PurePath(root).name:
-        return found
-    from_root = dataclasses.replace(ref, module=rest, level=1)
-    return resolve_import(from_root, ROOT_MODULE, language, paths)
+    """The files ``ref`` imports, as the collection's go.mod and tsconfig.json files and
+    the indexed folder's name (a package indexed from inside) have it."""
+    return resolve_import(ref, importer, language, paths, _project(collection))
+
+
+def _modules_passed_on(
+    collection: Collection, modules: list[str], language: str, paths: frozenset[str]
+) -> list[str]:
+    """``modules`` and those they pass on whole (`export * from "./x"` in a barrel, Python's
+    `from .core import *` in a package): what a namespace import reaches."""
+    found = list(modules)
+    todo = list(modules)
+    for _ in range(REEXPORT_DEPTH):
+        onward = [t for module in todo for row in symbol_table.imports_of(collection.conn, module)
+                  if row.name == "*"
+                  for t in _resolve(collection, ImportRef(*row), module, language, paths)]
+        todo = [t for t in dict.fromkeys(onward) if t not in found]
+        found.extend(todo)
+    return found
 
 
 def _follow(
@@ -281,12 +314,13 @@ def _follow(
             return [], modules
         # `from .core import Client` in pkg/__init__.py: look where that file got it from.
         onward: list[str] = []
+        # A barrel's `export * from "./x"` passes on x's names under their own.
         for target in targets:
             for row in symbol_table.imports_of(conn, target):
-                if row.alias == name and row.name not in (None, "*"):
+                if (row.alias == name and row.name not in (None, "*")) or row.name == "*":
                     ref = ImportRef(*row)
                     onward.extend(_resolve(collection, ref, target, language, paths))
-                    name = ref.name or name
+                    name = ref.name if ref.name not in (None, "*") else name
         if not onward:
             return [], []
         targets = onward
@@ -622,6 +656,19 @@ def _paths(collection: Collection) -> frozenset[str]:
     """The collection's paths; frozen, so that resolve_import keeps its index of them."""
     got = _cached(collection, "paths", lambda: frozenset(symbol_table.paths(collection.conn)))
     assert isinstance(got, frozenset)
+    return got
+
+
+def _project(collection: Collection) -> Project:
+    """The collection's project files (go.mod, tsconfig.json...), read."""
+    def read() -> Project:
+        root = collection.manifest.source_root
+        files = {path: "\n".join(_in_order(_lines(collection, path)))
+                 for path in _paths(collection) if posixpath.basename(path) in PROJECT_FILES}
+        return read_project(PurePath(root).name if root else "", files)
+
+    got = _cached(collection, "project", read)
+    assert isinstance(got, Project)
     return got
 
 

@@ -16,8 +16,9 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
     from embedstore.chunking.symbols import Definition, ImportRef
 
 # Bumped when extraction or chunking changes: the next `index` re-reads every file once (see
-# ingest.scan). 3: named values are units, named definitions are never merged.
-SYMBOLS_VERSION = "3"
+# ingest.scan). 3: named values are units, named definitions are never merged. 4: trait
+# signatures are members, `export ... from` lines are imports.
+SYMBOLS_VERSION = "4"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

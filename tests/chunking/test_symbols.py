@@ -243,6 +243,7 @@ def test_typescript_imports() -> None:
         ("./x", "a", "aa", 0, 8),
         ("./x", "f", "f", 0, 8),
         ("./x", None, "mod", 0, 9),
+        ("./q", "q", "r", 0, 36),  # a re-export imports what it passes on
     ]
 
 
@@ -355,6 +356,7 @@ def test_rust_definitions() -> None:
         ("COUNT", "variable", 10, 10, 10, ""),
         ("Point", "type", 12, 13, 13, "A point."),
         ("Shape", "type", 14, 14, 14, ""),
+        ("Shape.area", "method", 14, 14, 14, ""),  # a trait's signature is its member too
         ("Shape.name", "method", 14, 14, 14, ""),
         ("Point.area", "method", 17, 20, 18, "The area."),
         ("Point.SIDES", "constant", 21, 21, 21, ""),

@@ -166,3 +166,144 @@ def test_a_go_types_methods_come_with_it_from_any_file_of_its_package(
     assert "func (s *Server) Handle(w http.ResponseWriter, r *http.Request) error {" in text
     assert "func (s *Server) Close() error {" in text
     assert "func (c *Client) Handle()" not in text
+
+
+COBRA_COMMAND = """package cobra
+
+// Command is one command of a program.
+type Command struct {
+	Use string
+}
+
+// AddCommand adds subcommands.
+func (c *Command) AddCommand(cmds ...*Command) {
+}
+
+func hasSeeAlso(cmd *Command) bool {
+	return false
+}
+"""
+COBRA_TEST = """package cobra
+
+func hasSeeAlso(cmd *Command) bool {
+	return true
+}
+"""
+COBRA_DOC_UTIL = """package doc
+
+import "github.com/spf13/cobra"
+
+func hasSeeAlso(cmd *cobra.Command) bool {
+	return true
+}
+"""
+
+
+def cobra(tmp_path: Path) -> Collection:
+    return indexed(tmp_path, {
+        "go.mod": "module github.com/spf13/cobra\n\ngo 1.15\n\n"
+                  "replace github.com/acme/strings => ./internal/strs\n",
+        "command.go": COBRA_COMMAND,
+        "command_test.go": COBRA_TEST,
+        "doc/util.go": COBRA_DOC_UTIL,
+        "internal/strs/strs.go": "package strings\n\nfunc Reverse(s string) string {\n"
+                                    "\treturn s\n}\n",
+    })
+
+
+def test_go_resolves_the_modules_root_package_by_its_go_mod(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    code = ('package doc\n\nimport (\n\t"github.com/spf13/cobra"\n\t"github.com/acme/strings"\n)'
+            "\n\nfunc GenMan(cmd *cobra.Command) string {\n\treturn ")
+    text = context(cobra(tmp_path), code, "doc/man_docs.go")
+    assert "type Command struct {" in text
+    assert "func Reverse(s string) string {" in text  # through go.mod's `replace`
+
+
+def test_a_go_packages_files_share_their_names_without_an_import(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # hasSeeAlso is defined thrice: in this package, in its test, and in package doc.
+    code = "package cobra\n\nfunc (c *Command) Usage() bool {\n\treturn hasSeeAlso("
+    text = context(cobra(tmp_path), code, "args.go")
+    assert "command.go" in text and "func hasSeeAlso(cmd *Command) bool {" in text
+    assert "command_test.go" not in text and "doc/util.go" not in text
+    # A test sees the package's tests too.
+    test_text = context(cobra(tmp_path / "t"), code, "args_test.go")
+    assert "command_test.go" in test_text
+
+
+# --- TypeScript -------------------------------------------------------------------------------
+
+TS_FILES = {
+    "tsconfig.json": """{
+  // Paths the app imports by alias.
+  "compilerOptions": {
+    "baseUrl": ".",
+    "paths": {
+      "@lib/*": ["src/*"],  /* one alias */
+    },
+  },
+}
+""",
+    "src/index.ts": "export * from './core';\nexport { helper as aid } from './util';\n",
+    "src/core.ts": "/** Makes a store. */\nexport function createStore(name: string): Store {\n"
+                   "  return new Store(name);\n}\n\nexport class Store {\n"
+                   "  constructor(public name: string) {}\n  get(key: string): string {\n"
+                   "    return key;\n  }\n}\n",
+    "src/util.ts": "export function helper(value: number): number {\n  return value;\n}\n",
+    "src/other.ts": "export function helper(text: string): string {\n  return text;\n}\n",
+}
+
+
+def test_typescript_follows_barrels_for_named_imports(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    code = "import { createStore, aid } from '../src';\n\nconst store = "
+    text = context(indexed(tmp_path, TS_FILES), code, "app/main.ts")
+    assert "export function createStore(name: string): Store {" in text
+    assert "export function helper(value: number): number {" in text
+    assert "helper(text: string)" not in text
+
+
+def test_typescript_follows_barrels_for_namespace_imports(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    code = "import * as lib from '../src';\n\nconst store = lib."
+    text = context(indexed(tmp_path, TS_FILES), code, "app/main.ts")
+    assert "export function createStore(name: string): Store {" in text
+
+
+def test_typescript_resolves_tsconfig_paths_and_base_url(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    code = "import { helper } from '@lib/util';\nimport { Store } from 'src/core';\n\nhelper("
+    text = context(indexed(tmp_path, TS_FILES), code, "app/main.ts")
+    assert "export function helper(value: number): number {" in text  # paths
+    assert "export class Store {" in text  # baseUrl
+
+
+# --- Python: a package indexed from inside ----------------------------------------------------
+
+
+def test_a_package_indexed_from_inside_resolves_its_absolute_imports(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # As pip/_internal indexed on its own: the collection's root is the folder `_internal`.
+    root = tmp_path / "pip" / "_internal"
+    for rel, text in {
+        "__init__.py": "",
+        "utils/__init__.py": "",
+        "utils/misc.py": "def ensure_dir(path: str) -> None:\n    pass\n",
+        "cli/__init__.py": "",
+        "cli/main.py": "def ensure_dir(path):\n    return path\n",
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    store = Store(tmp_path / "store")
+    index_folder(store, root, IndexOptions(name="pip", encoder=FAKE_SPEC))
+    code = "from pip._internal.utils.misc import ensure_dir\n\nensure_dir("
+    text = context(store.open("pip"), code, "commands/install.py")
+    assert "def ensure_dir(path: str) -> None:" in text
+    assert "def ensure_dir(path):" not in text

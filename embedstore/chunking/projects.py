@@ -1,0 +1,192 @@
+"""What a collection's project files say about where its imports lead.
+
+Go's ``go.mod`` names the module whose packages the module's own imports
+spell out (``github.com/spf13/cobra/doc`` is the folder ``doc`` beside it) and
+may ``replace`` a module by a local folder. TypeScript's ``tsconfig.json`` (and
+``jsconfig.json``) maps bare specifiers to folders with ``compilerOptions``
+``baseUrl`` and ``paths``. Each file is read by the reader its name is filed
+under in PROJECT_FILES; ``symbols.resolve_import`` uses what they found.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class GoModule:
+    folder: str  # where go.mod is, "" at the collection's root
+    path: str  # its `module` line: "github.com/spf13/cobra"
+    # `replace github.com/x/y => ./y`: module path -> the local folder it is read from.
+    replaced: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TsConfig:
+    folder: str  # where tsconfig.json is
+    base: str | None  # compilerOptions.baseUrl, as a collection path ("" for the root)
+    # compilerOptions.paths, its targets as collection paths: "@app/*" -> ["src/app/*"].
+    paths: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Project:
+    """A collection's project files, read; the empty project resolves as before."""
+
+    root_name: str = ""  # the indexed folder's own name: `pip/_internal` gives "_internal"
+    go_modules: tuple[GoModule, ...] = ()
+    ts_configs: tuple[TsConfig, ...] = ()
+
+    def ts_config_for(self, importing: str) -> TsConfig | None:
+        """The tsconfig nearest above the file ``importing``."""
+        folder = posixpath.dirname(importing)
+        best: TsConfig | None = None
+        for config in self.ts_configs:
+            inside = not config.folder or folder == config.folder \
+                or folder.startswith(config.folder + "/")
+            if inside and (best is None or len(config.folder) > len(best.folder)):
+                best = config
+        return best
+
+
+def read_project(root_name: str, files: Mapping[str, str]) -> Project:
+    """The project ``files`` (path -> text) describe; unreadable files count for nothing."""
+    go: list[GoModule] = []
+    ts: list[TsConfig] = []
+    for path, text in sorted(files.items()):
+        reader = PROJECT_FILES.get(posixpath.basename(path))
+        found = reader(posixpath.dirname(path), text) if reader is not None else None
+        if isinstance(found, GoModule):
+            go.append(found)
+        elif isinstance(found, TsConfig):
+            ts.append(found)
+    return Project(root_name, tuple(go), tuple(ts))
+
+
+# --- go.mod --------------------------------------------------------------------------------
+
+_GO_MODULE = re.compile(r"^[ \t]*module[ \t]+\"?([^\s\"]+)", re.MULTILINE)
+# One replacement: `old [version] => new [version]`, alone on a `replace` line or in a block.
+_GO_REPLACE = re.compile(r"\s*(?:replace\s+)?(\S+)(?:\s+\S+)?\s+=>\s+(\S+)")
+
+
+def read_go_mod(folder: str, text: str) -> GoModule | None:
+    module = _GO_MODULE.search(text)
+    if module is None:
+        return None
+    replaced: dict[str, str] = {}
+    for line in _go_replace_lines(text):
+        match = _GO_REPLACE.match(line)
+        # Only a local folder (`./x`, `../x`) is in the collection; a module elsewhere is not.
+        if match and match.group(2).startswith(("./", "../")):
+            target = posixpath.normpath(posixpath.join(folder, match.group(2)))
+            replaced[match.group(1)] = "" if target == "." else target
+    return GoModule(folder, module.group(1), replaced)
+
+
+def _go_replace_lines(text: str) -> list[str]:
+    """The lines of `replace` directives, single or grouped in `replace ( ... )`."""
+    lines: list[str] = []
+    block = False
+    for line in text.split("\n"):
+        words = line.split("//")[0].split()
+        if block:
+            block = words != [")"]
+            if block:
+                lines.append(line)
+        elif words[:1] == ["replace"]:
+            block = words[1:] == ["("]
+            if not block:
+                lines.append(line)
+    return lines
+
+
+# --- tsconfig.json ---------------------------------------------------------------------------
+
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def read_tsconfig(folder: str, text: str) -> TsConfig | None:
+    try:
+        data = json.loads(_TRAILING_COMMA.sub(r"\1", _without_comments(text)))
+    except ValueError:
+        return None
+    options = data.get("compilerOptions") if isinstance(data, dict) else None
+    if not isinstance(options, dict):
+        return None
+    base_url = options.get("baseUrl")
+    base = _collection_path(folder, base_url) if isinstance(base_url, str) else None
+    mapped: dict[str, tuple[str, ...]] = {}
+    paths = options.get("paths")
+    if isinstance(paths, dict):
+        # `paths` are relative to baseUrl, or to the tsconfig's folder without one.
+        start = base if base is not None else folder
+        for pattern, targets in paths.items():
+            if isinstance(targets, list):
+                mapped[pattern] = tuple(_collection_path(start, t) for t in targets
+                                        if isinstance(t, str))
+    if base is None and not mapped:
+        return None
+    return TsConfig(folder, base, mapped)
+
+
+def _collection_path(folder: str, relative: str) -> str:
+    joined = posixpath.normpath(posixpath.join(folder, relative))
+    return "" if joined == "." else joined
+
+
+def _without_comments(text: str) -> str:
+    """JSON with comments (`//`, `/* */`) as JSON: one pass, strings kept as they are."""
+    out: list[str] = []
+    at, end = 0, len(text)
+    while at < end:
+        char = text[at]
+        if char == '"':
+            close = _string_end(text, at)
+            out.append(text[at:close])
+            at = close
+        elif text.startswith("//", at):
+            newline = text.find("\n", at)
+            at = end if newline < 0 else newline
+        elif text.startswith("/*", at):
+            close = text.find("*/", at + 2)
+            at = end if close < 0 else close + 2
+        else:
+            stop = _next_special(text, at)
+            out.append(text[at:stop])
+            at = stop
+    return "".join(out)
+
+
+_SPECIAL = re.compile(r'["/]')
+
+
+def _next_special(text: str, at: int) -> int:
+    match = _SPECIAL.search(text, at + 1)
+    return match.start() if match else len(text)
+
+
+def _string_end(text: str, start: int) -> int:
+    """The index after the string opening at ``start`` (escapes skipped)."""
+    at = start + 1
+    while at < len(text):
+        if text[at] == "\\":
+            at += 2
+        elif text[at] == '"':
+            return at + 1
+        else:
+            at += 1
+    return len(text)
+
+
+ProjectReader = Callable[[str, str], "GoModule | TsConfig | None"]
+# Project files by name, and what reads each: (its folder, its text) -> what it says.
+PROJECT_FILES: dict[str, ProjectReader] = {
+    "go.mod": read_go_mod,
+    "tsconfig.json": read_tsconfig,
+    "jsconfig.json": read_tsconfig,
+}

@@ -1,0 +1,71 @@
+"""Project files (go.mod, tsconfig.json) as the import resolvers read them."""
+
+from __future__ import annotations
+
+import time
+
+from embedstore.chunking.projects import (
+    GoModule,
+    TsConfig,
+    read_go_mod,
+    read_project,
+    read_tsconfig,
+)
+from embedstore.chunking.symbols import ImportRef, resolve_import
+
+
+def test_go_mod_module_and_local_replacements() -> None:
+    text = """module github.com/acme/app // the app
+
+go 1.21
+
+replace github.com/acme/one => ./one
+
+replace (
+	github.com/acme/two v1.2.0 => ../two
+	github.com/other/lib => github.com/fork/lib v1.0.0
+)
+"""
+    replaced = {"github.com/acme/one": "svc/one", "github.com/acme/two": "two"}
+    assert read_go_mod("svc", text) == GoModule("svc", "github.com/acme/app", replaced)
+    assert read_go_mod("", "go 1.21\n") is None
+
+
+def test_tsconfig_with_comments_and_trailing_commas() -> None:
+    text = """{
+  // "baseUrl": "nowhere",
+  "compilerOptions": {
+    "baseUrl": "./src", /* where imports start */
+    "paths": {"@app/*": ["app/*", "legacy/*"], "cfg": ["config/index.ts",],},
+    "outDir": "http://not/a/comment",
+  },
+}"""
+    assert read_tsconfig("web", text) == TsConfig(
+        "web", "web/src",
+        {"@app/*": ("web/src/app/*", "web/src/legacy/*"), "cfg": ("web/src/config/index.ts",)},
+    )
+    assert read_tsconfig("", "{ not json") is None
+    assert read_tsconfig("", '{"compilerOptions": {"strict": true}}') is None
+
+
+def test_resolution_with_a_project() -> None:
+    project = read_project("app", {
+        "go.mod": "module example.com/m\n",
+        "web/tsconfig.json": '{"compilerOptions": {"paths": {"@ui/*": ["ui/*"]}}}',
+    })
+    paths = frozenset({"m.go", "sub/s.go", "sub/s_test.go", "web/ui/button.tsx", "web/main.ts"})
+    go = ImportRef("example.com/m/sub", None, "sub", 0, 1)
+    assert resolve_import(go, "m.go", "go", paths, project) == ["sub/s.go"]
+    root = ImportRef("example.com/m", None, "m", 0, 1)
+    assert resolve_import(root, "sub/s.go", "go", paths, project) == ["m.go"]
+    assert resolve_import(root, "sub/s.go", "go", paths) == []  # without the go.mod
+    ts = ImportRef("@ui/button", "Button", "Button", 0, 1)
+    assert resolve_import(ts, "web/main.ts", "typescript", paths, project) == ["web/ui/button.tsx"]
+    assert resolve_import(ts, "main.ts", "typescript", paths, project) == []  # out of its tree
+
+
+def test_reading_project_files_is_linear() -> None:
+    started = time.process_time()
+    read_tsconfig("", '{"a": "' + "\\" * 200_000 + '"' + " " * 200_000 + ",/" * 100_000)
+    read_go_mod("", "\n" * 200_000 + "module " + "a" * 200_000 + "\nreplace " + "x " * 100_000)
+    assert time.process_time() - started < 1.0
