@@ -73,17 +73,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rows", default=",".join(ROWS),
                         help="rows to score, comma-separated [default: all]")
+    parser.add_argument("--language", action="append", choices=_SCORED[1:],
+                        help="-multi sets: score only this language (repeatable) [all]")
     args = parser.parse_args()
     rows = [r.strip() for r in _ROW_SEPARATOR.split(args.rows)]
     check_rows(rows)
-    repos = repositories(args.which, args.repos)
+    multi = args.which in MULTI_SETS
     groups: dict[str, list[Path]] = {}
-    for repo in repos:
-        language = main_language(repo) if args.which in MULTI_SETS else "python"
-        groups.setdefault(language, []).append(repo)
+    for repo in repositories(args.which, args.repos):
+        language = main_language(repo) if multi else "python"
+        if not multi or not args.language or language in args.language:
+            groups.setdefault(language, []).append(repo)
     title = args.which + (f", {args.label}" if args.label else "")
-    sections = []
-    stored_json: dict[str, dict[str, object]] = {}
     for language, members in groups.items():
         began = time.perf_counter()
         report = run_completion(
@@ -91,30 +92,44 @@ def main() -> None:
             work=HERE / "work" / "completion" / args.which / (args.label or "default"),
         )
         total = time.perf_counter() - began
-        head = f"### {language}: " if args.which in MULTI_SETS else ""
-        sections.append(
-            f"{head}{', '.join(p.name for p in members)}\n\n"
+        section = (
+            (f"### {language}: " if multi else f"## {title}: ")
+            + f"{', '.join(p.name for p in members)}\n\n"
             f"{args.max_cases} cursors at most per repository; indexing "
             f"{report.index_seconds:.0f} s, total {total:.0f} s.\n\n{markdown_report(report)}"
         )
-        stored_json[language] = {**asdict(report), "total_seconds": round(total, 1)}
-        print(sections[-1], flush=True)
-    multi = args.which in MULTI_SETS
+        result = {**asdict(report), "total_seconds": round(total, 1), "markdown": section}
+        write_results(title, language if multi else None, result)
+        print(section, flush=True)
+
+
+def write_results(title: str, language: str | None, result: dict[str, object]) -> None:
+    """Stores one run's result; a -multi set keeps one per language, written as each ends."""
+    stem = "completion_multi" if language else "completion"
     out = HERE / "results"
     out.mkdir(exist_ok=True)
-    stem = "completion_multi" if multi else "completion"
     stored = out / f"{stem}.json"
     sets = json.loads(stored.read_text()) if stored.exists() else {}
-    section = f"## {title}\n\n" + "\n".join(sections)
-    sets[title] = {**(stored_json if multi else stored_json["python"]), "markdown": section}
+    if language:
+        sets.setdefault(title, {})[language] = result
+    else:
+        sets[title] = result
     stored.write_text(json.dumps(sets, indent=2) + "\n")
-    usage = "--set validation-multi|train-multi [--label NAME]" if multi \
+
+    def markdown(name: str) -> str:
+        found = sets[name]
+        if not language:
+            return str(found["markdown"])
+        return f"## {name}\n\n" + "\n".join(
+            found[lang]["markdown"] for lang in _SCORED if lang in found)
+
+    usage = "--set validation-multi|train-multi [--label NAME] [--language L]" if language \
         else "--set stdlib|validation"
     (out / f"{stem}.md").write_text(
         "# Code-completion context benchmark\n\n"
         f"`python bench/completion.py {usage}`; see embedstore/evaluation/"
         "completion.py for what a case and a hit are.\n\n"
-        + "\n".join(sets[name]["markdown"] for name in sorted(sets))
+        + "\n".join(markdown(name) for name in sorted(sets))
     )
 
 
