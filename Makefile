@@ -22,6 +22,9 @@ demo: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/embedstore index examples/demo-repo --name demo --store $(DEMO_STORE)
 	HF_HUB_OFFLINE=1 $(VENV)/bin/embedstore search "parse the config file and merge defaults" \
 		--name demo --store $(DEMO_STORE) -k 3
+	@echo
+	@echo "Done. In each new shell, put embedstore on your PATH:  . $(VENV)/bin/activate"
+	@echo "An MCP configuration's \"command\" (agents start it without the venv): $(abspath $(VENV))/bin/embedstore"
 
 test: install typecheck browser
 	$(PY) -m ruff check .
