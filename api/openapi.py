@@ -29,6 +29,15 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 FORBIDDEN_RESPONSE: dict[int | str, dict[str, Any]] = {
     403: _error("Folder outside the allowed roots, or indexing folders off"),
 }
+# The routes over every collection (or several): what the generic statuses mean there.
+MANY_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _error("The store has no collection yet (an empty collection answers 200 with no "
+                "results), or a malformed glob in the filters"),
+    404: _error("A collection named in `collections` does not exist (when every collection "
+                "is searched, one deleted meanwhile is listed in `skipped` instead)"),
+    409: _error("The collections use different encoders: search one group at a time, or "
+                "in lexical mode"),
+}
 
 
 def _limits(settings: ServerSettings) -> dict[tuple[str, str], dict[str, int]]:
@@ -70,6 +79,7 @@ def install_openapi(app: FastAPI, settings: ServerSettings) -> None:
                 routes=app.routes,
             )
             _declare_limits(schema["components"]["schemas"], settings)
+            _declare_tokenizers(schema["components"]["schemas"])
             if settings.api_keys:
                 _declare_bearer(schema)
             app.openapi_schema = schema
@@ -97,6 +107,24 @@ def _declare_bearer(schema: dict[str, Any]) -> None:
 def _declare_limits(schemas: dict[str, Any], settings: ServerSettings) -> None:
     for (model, prop), keywords in _limits(settings).items():
         _apply(schemas[model]["properties"][prop], keywords)
+
+
+# The request bodies whose `tokenizer` a client may set.
+_TOKENIZER_FIELDS = (("ContextRequest", "tokenizer"), ("ManyContextRequest", "tokenizer"))
+
+
+def _declare_tokenizers(schemas: dict[str, Any]) -> None:
+    """A tokenizer is a tiktoken encoding's name or an absolute folder path (then 403 unless
+    under an allowed root): a bare or relative name is refused, as the route does."""
+    from embedstore.retrieval.tokenizers import encoding_names
+
+    for model, prop in _TOKENIZER_FIELDS:
+        for variant in schemas[model]["properties"][prop]["anyOf"]:
+            if variant.get("type") == "string":
+                variant["anyOf"] = [
+                    {"enum": sorted(encoding_names())},
+                    {"pattern": "^/[^\\x00]*$", "description": "An absolute folder path."},
+                ]
 
 
 # Our keyword -> (the kind of node it bounds, the JSON-schema keyword written).

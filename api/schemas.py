@@ -9,12 +9,14 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
     Tag,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from embedstore.api.json_integer import JsonInteger
 from embedstore.encoders.pooling import POOLINGS, get_pooling
@@ -24,6 +26,22 @@ from embedstore.retrieval.filters import SearchFilters
 Mode = Literal["hybrid", "dense", "lexical"]
 IndexKind = Literal["auto", "flat", "ivfpq"]
 NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+def _not_blank(query: str) -> str:
+    if not query.strip():
+        raise ValueError("the query is empty: say what you are looking for")
+    return query
+
+
+# A query needs a word: a blank one is refused (422) as the schema says, not searched.
+# The pattern is the schema's alone: the validator says why in words.
+Query = Annotated[
+    str,
+    Field(min_length=1, json_schema_extra={"pattern": r"\S"},
+          description="What to look for; not blank."),
+    AfterValidator(_not_blank),
+]
 
 
 # Limits go before JsonInteger inside Annotated, or they are left out of the schema.
@@ -159,7 +177,7 @@ class Filters(Strict):
 
 
 class SearchRequest(Strict):
-    query: str = Field(min_length=1)
+    query: Query
     k: Int = Field(default=10, ge=1)
     mode: Mode = "hybrid"
     filters: Filters = Field(default_factory=Filters)
@@ -168,7 +186,7 @@ class SearchRequest(Strict):
 
 
 class BatchSearchRequest(Strict):
-    queries: list[NonEmpty] = Field(min_length=1)
+    queries: list[Query] = Field(min_length=1)
     k: Int = Field(default=10, ge=1)
     mode: Mode = "hybrid"
     filters: Filters = Field(default_factory=Filters)
@@ -232,10 +250,18 @@ class ManySearchResponse(BaseModel):
     )
 
 
+TOKENIZER_HELP = (
+    "What max_tokens counts: a tiktoken encoding name, or the absolute path of a Hugging "
+    "Face tokenizer folder under the server's --allow-root; default: the server's setting."
+)
+
+
 class ManyContextRequest(Strict):
-    query: str = Field(min_length=1)
+    query: Query
     collections: CollectionNames | None = None
-    tokenizer: str | None = Field(default=None, min_length=1, max_length=MAX_PATH_CHARS)
+    tokenizer: str | None = Field(
+        default=None, min_length=1, max_length=MAX_PATH_CHARS, description=TOKENIZER_HELP
+    )
     max_tokens: Int = Field(default=2000, ge=1, le=200_000)
     mode: Mode = "hybrid"
     filters: Filters = Field(default_factory=Filters)
@@ -254,24 +280,51 @@ class BatchSearchResponse(BaseModel):
     results: list[SearchResponse]
 
 
+def _not_null(value: object) -> object:
+    if value is None:
+        raise ValueError("leave the field out instead of sending null")
+    return value
+
+
+# A field that may be left out but is never null: "exactly one of query or code" is then
+# a oneOf of which fields are present, and a null could not slip between its branches.
+Omittable = BeforeValidator(_not_null)
+_QUESTION_FIELDS = ("query", "code", "code_after", "path")
+
+
+def _context_schema(schema: dict[str, Any]) -> None:
+    """Exactly one of query or code, as a oneOf of which fields are present; the fields
+    left out have no default to show (a null default would read as allowed)."""
+    for name in _QUESTION_FIELDS:
+        schema["properties"][name].pop("default", None)
+    schema["oneOf"] = [
+        {"title": "words", "required": ["query"],
+         "not": {"anyOf": [{"required": [name]} for name in _QUESTION_FIELDS[1:]]}},
+        {"title": "code at a cursor", "required": ["code"], "not": {"required": ["query"]}},
+    ]
+
+
 class ContextRequest(Strict):
     """Send ``query`` (words) or ``code`` (a file's text before the cursor), not both."""
 
-    query: str | None = Field(default=None, min_length=1)
-    code: str | None = Field(
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_context_schema)
+
+    query: Annotated[Query | SkipJsonSchema[None], Omittable] = None
+    code: Annotated[str | SkipJsonSchema[None], Omittable] = Field(
         default=None, description="The file's text before the cursor: code-at-cursor context."
     )
-    code_after: str | None = Field(
+    code_after: Annotated[str | SkipJsonSchema[None], Omittable] = Field(
         default=None, description="The text after the cursor (fill-in-the-middle), with code."
     )
-    path: str | None = Field(
-        default=None, min_length=1, max_length=MAX_PATH_CHARS,
+    path: Annotated[
+        Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)] | SkipJsonSchema[None],
+        Omittable,
+    ] = Field(
+        default=None,
         description="The edited file's path in the collection: kept out of the answer.",
     )
     tokenizer: str | None = Field(
-        default=None, min_length=1, max_length=MAX_PATH_CHARS,
-        description="What max_tokens counts: a tiktoken encoding name, or a Hugging Face "
-        "tokenizer folder under the server's --allow-root; default: the server's setting.",
+        default=None, min_length=1, max_length=MAX_PATH_CHARS, description=TOKENIZER_HELP
     )
     max_tokens: Int = Field(default=2000, ge=1, le=200_000)
     mode: Mode = "hybrid"
@@ -355,7 +408,10 @@ class EmbeddingsRequest(BaseModel):
     ))
     model: str | None = None
     encoding_format: Literal["float", "base64"] = "float"
-    dimensions: Annotated[int, Field(ge=1), JsonInteger] | None = None
+    dimensions: Annotated[int, Field(ge=1), JsonInteger] | None = Field(default=None, description=(
+        "Must equal the model's own dimension (a 400 otherwise): these models cannot "
+        "truncate their vectors. Omit it."
+    ))
 
 
 class EmbeddingItem(BaseModel):

@@ -8,7 +8,7 @@ from contextlib import ExitStack, contextmanager
 from fastapi import APIRouter
 
 from embedstore.api.deps import StateDep
-from embedstore.api.openapi import FORBIDDEN_RESPONSE
+from embedstore.api.openapi import FORBIDDEN_RESPONSE, MANY_RESPONSES
 from embedstore.api.routes.search import check_queries, context_out, hit_out, tokenizer_for
 from embedstore.api.schemas import (
     ManyContextRequest,
@@ -51,9 +51,11 @@ def _skipped_out(skipped: list[Skipped]) -> list[SkippedOut]:
     return [SkippedOut(collection=s.collection, reason=s.reason) for s in skipped]
 
 
-@router.post("/search")
+@router.post("/search", responses=MANY_RESPONSES)
 def search_many(body: ManySearchRequest, state: StateDep) -> ManySearchResponse:
-    """One ranking over several collections; every hit names its collection."""
+    """One ranking over several collections; every hit names its collection. A collection
+    that cannot be read (damaged, or deleted meanwhile) is left out and named in
+    `skipped`."""
     check_queries(state, [body.query], body.k)
     with _members(state, body.collections) as (members, skipped):
         hits = search_members(members, body.query, body.k, mode=body.mode,
@@ -66,9 +68,10 @@ def search_many(body: ManySearchRequest, state: StateDep) -> ManySearchResponse:
         )
 
 
-@router.post("/context", responses=FORBIDDEN_RESPONSE)
+@router.post("/context", responses={**MANY_RESPONSES, **FORBIDDEN_RESPONSE})
 def context_many(body: ManyContextRequest, state: StateDep) -> ManyContextResponse:
-    """A context from several collections; block paths are `collection/path`."""
+    """A context from several collections; block paths are `collection/path`. A collection
+    that cannot be read is left out and named in `skipped`."""
     check_queries(state, [body.query], 1)
     with _members(state, body.collections) as (members, skipped):
         count = tokenizer_for(state, body.tokenizer) or encoder_prompt_counter(

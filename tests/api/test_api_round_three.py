@@ -135,3 +135,45 @@ def test_g3_a_home_folder_of_nobody_is_one_line_in_the_cli(client: TestClient) -
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.exit_code == 1 and len(lines) == 1, result.stderr
     assert "tokenizer '~nosuchuser': no such folder" in lines[0]
+
+
+CONTEXT_BODIES = [
+    {"query": "alpha"}, {"code": "alpha("}, {"code": "x", "code_after": "y", "path": "a.py"},
+    {}, {"query": "alpha", "code": "x"}, {"query": None, "code": "x"},
+    {"code": "x", "query": None}, {"query": "alpha", "path": "a.py"},
+    {"query": "alpha", "code_after": "y"}, {"query": "   "}, {"query": "alpha", "tokenizer": None},
+    {"query": "alpha", "tokenizer": "cl100k_base"}, {"query": "alpha", "tokenizer": "tokdir"},
+    {"query": "alpha", "tokenizer": "~root"},
+]
+
+
+def test_g12_the_context_schema_says_which_bodies_the_server_takes(
+    client: TestClient,
+) -> None:
+    """The schema did not say "exactly one of query or code" (a null could stand in for a
+    missing field), that a query may not be blank, nor what a tokenizer may be."""
+    import jsonschema
+
+    document = client.get("/openapi.json").json()
+    validator = jsonschema.Draft202012Validator(
+        {"$ref": "#/components/schemas/ContextRequest", "components": document["components"]}
+    )
+    for body in CONTEXT_BODIES:
+        status = client.post("/v1/collections/c/context", json=body).status_code
+        assert validator.is_valid(body) == (status != 422), (body, status)
+    responses = document["paths"]["/v1/search"]["post"]["responses"]
+    assert "no collection yet" in responses["400"]["description"]
+    search = document["components"]["schemas"]["SearchRequest"]["properties"]["query"]
+    assert search["pattern"] == r"\S"
+
+
+def test_g12_an_empty_store_and_a_blank_query_answer_as_the_schema_says(
+    settings: ServerSettings,
+) -> None:
+    with TestClient(create_app(settings)) as client:
+        assert error_of(client.post("/v1/search", json={"query": "alpha"}))[:2] == (
+            400, "bad_request"
+        )
+        add_collection(client, "c", "def alpha():\n    return 'first'\n")
+        status, _, message = error_of(client.post("/v1/search", json={"query": " \t"}))
+        assert status == 422 and "the query is empty" in message
