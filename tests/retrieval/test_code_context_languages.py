@@ -307,3 +307,37 @@ def test_a_package_indexed_from_inside_resolves_its_absolute_imports(
     text = context(store.open("pip"), code, "commands/install.py")
     assert "def ensure_dir(path: str) -> None:" in text
     assert "def ensure_dir(path):" not in text
+
+
+RUST_MODULES = {
+    "Cargo.toml": '[package]\nname = "cli"\nversion = "0.1.0"\n',
+    "src/lib.rs": "pub use crate::error::Error;\nmod builder;\npub mod error;\nmod parser;\n",
+    # `mod.rs` passes its submodules' items on, one by a glob.
+    "src/builder/mod.rs": "mod arg;\nmod command;\n\n"
+                          "pub use self::command::*;\npub use arg::Arg;\n",
+    "src/builder/command.rs": "/// A command.\n#[derive(Debug, Clone)]\npub struct Command {\n"
+                              "    name: String,\n}\n\nimpl Command {\n"
+                              "    pub fn new(name: &str) -> Self {\n"
+                              "        Command { name: name.into() }\n    }\n}\n",
+    "src/builder/arg.rs": "#[derive(Debug)]\npub struct Arg {\n    id: String,\n}\n",
+    "src/error.rs": "#[derive(Debug)]\npub struct Error {\n    kind: u8,\n}\n",
+    # `parser.rs` beside `parser/`: its `mod lexer;` is parser/lexer.rs.
+    "src/parser.rs": "mod lexer;\n",
+    "src/parser/lexer.rs": "#[derive(Debug)]\npub struct Token {\n    text: String,\n}\n",
+}
+
+
+def test_rust_modules_and_reexports(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
+    collection = indexed(tmp_path, RUST_MODULES)
+    code = ("use crate::builder::{Arg, Command};\nuse crate::Error;\nuse self::lexer::Token;\n\n"
+            "#[derive(Debug)]\nstruct State {\n    token: Token,\n}\n\n"
+            "fn parse() -> Result<Command, Error> {\n    let arg: Arg;\n    Command::new(")
+    text = context(collection, code, "src/parser.rs", max_tokens=400)
+    for wanted in ("pub struct Command {", "pub fn new(name: &str) -> Self {",  # by the glob
+                   "pub struct Arg {",  # `pub use arg::Arg`, a path from the module itself
+                   "pub struct Error {",  # `pub use crate::error::Error` in lib.rs
+                   "pub struct Token {"):  # parser.rs's `mod lexer;`
+        assert wanted in text
+    # `super::` from a submodule, and a glob import of a module that passes others on.
+    code = "use super::*;\n\nfn build() {\n    let c = Command::new("
+    assert "pub fn new(name: &str) -> Self {" in context(collection, code, "src/builder/extra.rs")
