@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from embedstore.retrieval.context import signature_end, unit_lines
+from embedstore.retrieval.federation import Skipped
 from embedstore.retrieval.preview import preview
 from embedstore.retrieval.search import SearchResult
 
@@ -50,6 +51,11 @@ class SearchHit(BaseModel):
     )
 
 
+class SkippedOutput(BaseModel):
+    collection: str
+    reason: str
+
+
 class SearchOutput(BaseModel):
     collection: str | None = Field(description="The collection searched; null for several.")
     collections: list[str]
@@ -57,6 +63,9 @@ class SearchOutput(BaseModel):
     mode: str
     results: list[SearchHit]
     omitted: int = Field(description="Hits found but left out to stay within max_tokens.")
+    skipped: list[SkippedOutput] = Field(
+        description="Collections left out of an all-collections search (damaged, deleted "
+        "meanwhile), and why; the others answered.")
     tokens: int = Field(description="This reply's size, text and structured content.")
     max_tokens: int
 
@@ -72,6 +81,8 @@ class ContextOutput(BaseModel):
     tokens: int = Field(description="Tokens of the packed text.")
     max_tokens: int
     blocks: list[ContextBlockOutput]
+    skipped: list[SkippedOutput] = Field(
+        description="Collections left out of an all-collections context, and why.")
 
 
 class IndexStatus(BaseModel):
@@ -117,7 +128,7 @@ class _Shown:
 
 def fit_search(
     hits: Sequence[SearchResult], *, collections: list[str], query: str, mode: str,
-    max_tokens: int, include_code: bool,
+    max_tokens: int, include_code: bool, skipped: Sequence[Skipped] = (),
 ) -> tuple[SearchOutput, str]:
     """The structured reply and its text, together within ``max_tokens``.
 
@@ -130,7 +141,7 @@ def fit_search(
 
     def tokens(shown: Sequence[_Shown], reported: int = max_tokens) -> int:
         output, text = _reply(shown, len(hits) - len(shown), collections, query, mode,
-                              max_tokens, reported)
+                              max_tokens, reported, skipped)
         return reply_tokens(output, text)
 
     shown: list[_Shown] = []
@@ -161,7 +172,7 @@ def fit_search(
         used = tokens(shown)
         if not shown or tokens(shown, used) <= max_tokens:
             return _reply(shown, len(hits) - len(shown), collections, query, mode, max_tokens,
-                          used)
+                          used, skipped)
         last = shown.pop()
         if last.count:
             shown.append(_Shown(last.hit, last.lines, last.count - 1))
@@ -199,11 +210,12 @@ def _signature_lines(hit: SearchResult, lines: tuple[int, ...]) -> int:
 
 def _reply(
     shown: Sequence[_Shown], omitted: int, collections: list[str], query: str, mode: str,
-    max_tokens: int, tokens: int,
+    max_tokens: int, tokens: int, skipped: Sequence[Skipped],
 ) -> tuple[SearchOutput, str]:
     output = SearchOutput(
-        collection=collections[0] if len(collections) == 1 else None, collections=collections,
-        query=query, mode=mode, omitted=omitted, tokens=tokens, max_tokens=max_tokens,
+        collection=collections[0] if len(collections) == 1 and not skipped else None,
+        collections=collections, query=query, mode=mode, omitted=omitted,
+        skipped=skipped_out(skipped), tokens=tokens, max_tokens=max_tokens,
         results=[
             SearchHit(
                 collection=s.hit.collection, path=s.hit.abs_path or s.hit.path,
@@ -220,7 +232,17 @@ def _reply(
     if omitted:
         parts.append(f"{omitted} more hit{'s' if omitted > 1 else ''} left out to stay within "
                      f"max_tokens={max_tokens}: raise it, lower k, or narrow with include.")
+    parts += skipped_lines(skipped)
     return output, "\n\n".join(parts)
+
+
+def skipped_out(skipped: Sequence[Skipped]) -> list[SkippedOutput]:
+    return [SkippedOutput(collection=s.collection, reason=s.reason) for s in skipped]
+
+
+def skipped_lines(skipped: Sequence[Skipped]) -> list[str]:
+    """What an all-collections answer left out, one line each, for the agent to read."""
+    return [f"Skipped collection {s.collection!r}: {s.reason}" for s in skipped]
 
 
 def _render(rank: int, shown: _Shown) -> str:

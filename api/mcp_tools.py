@@ -7,7 +7,7 @@ Each docstring is the description an agent reads when it chooses a tool; the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
@@ -27,6 +27,8 @@ from embedstore.api.mcp_replies import (
     IndexStatus,
     SearchOutput,
     fit_search,
+    skipped_lines,
+    skipped_out,
     status_line,
 )
 from embedstore.api.warmup import Warmup
@@ -40,7 +42,7 @@ from embedstore.retrieval.context import (
     pack_context,
     render,
 )
-from embedstore.retrieval.federation import LocalMember, search_members
+from embedstore.retrieval.federation import LocalMember, Skipped, open_members, search_members
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.store import db
 from embedstore.store.collection import Collection
@@ -133,13 +135,13 @@ class Tools:
         max_tokens (about 2,000 by default); set include_code for whole bodies."""
         check_query_length(query, self._max_query_chars)
         self._wait()
-        with self._lease_many(collection) as opened:
+        with self._lease_many(collection) as (opened, skipped):
             filters = _filters(opened, include, exclude, language)
             hits = search_members([LocalMember(c) for c in opened], query, k, mode=mode,
-                                  filters=filters)
+                                  filters=filters, skipped=skipped)
             found, text = fit_search(
-                hits, collections=[c.name for c in opened], query=query, mode=mode,
-                max_tokens=max_tokens, include_code=include_code,
+                hits, collections=_answered(opened, hits.skipped), query=query, mode=mode,
+                max_tokens=max_tokens, include_code=include_code, skipped=hits.skipped,
             )
         return _answer(found, text)
 
@@ -160,17 +162,18 @@ class Tools:
         that calls into the repository."""
         check_query_length(query, self._max_query_chars)
         self._wait()
-        with self._lease_many(collection) as opened:
+        with self._lease_many(collection) as (opened, skipped):
             filters = _filters(opened, include, exclude, language)
             hits = search_members([LocalMember(c) for c in opened], query, CONTEXT_CANDIDATES,
-                                  mode=mode, filters=filters)
+                                  mode=mode, filters=filters, skipped=skipped)
             # Absolute paths: an agent opens them, and two collections' files never merge.
             many = len(opened) > 1
             placed = [dataclasses.replace(h, path=h.abs_path or (
                 f"{h.collection}/{h.path}" if many else h.path)) for h in hits]
             packed = pack_context(query, placed, max_tokens, encoder_prompt_counter(opened[0]))
-            found = _context_output(opened, query, packed)
-        return _answer(found, packed.text or "Nothing relevant fits the budget.")
+            found = _context_output(opened, query, packed, hits.skipped)
+        text = packed.text or "Nothing relevant fits the budget."
+        return _answer(found, "\n\n".join([text, *skipped_lines(hits.skipped)]))
 
     def context_for_code(
         self,
@@ -246,13 +249,21 @@ class Tools:
             self._warmup.wait_for_encoders()
 
     @contextmanager
-    def _lease_many(self, name: str | None) -> Iterator[list[Collection]]:
-        """The named collection, or every collection of the store."""
-        names = [_named(name)] if name is not None else self._store.names()
+    def _lease_many(self, name: str | None) -> Iterator[tuple[list[Collection], list[Skipped]]]:
+        """The named collection, or every collection of the store that opens, and those
+        skipped (damaged, or deleted meanwhile): one must not hide the others."""
+        if name is not None:
+            with self._collections.lease(_named(name)) as opened:
+                yield [opened], []
+            return
+        names = self._store.names()
         if not names:
             raise ToolError(f"no collections in {self._store.root}: run `embedstore index PATH`")
         with ExitStack() as stack:
-            yield [stack.enter_context(self._collections.lease(n)) for n in names]
+            members, skipped = open_members(
+                names, lambda n: stack.enter_context(self._collections.lease(n)), missing_ok=True
+            )
+            yield [m.collection for m in members], skipped
 
     @contextmanager
     def _lease(self, name: str | None) -> Iterator[Collection]:
@@ -316,11 +327,19 @@ def _placed(block: ContextBlock, root: str) -> ContextBlock:
     return dataclasses.replace(block, path=str(Path(root) / block.path))
 
 
-def _context_output(opened: list[Collection], query: str, packed: RagContext) -> ContextOutput:
+def _answered(opened: list[Collection], skipped: Sequence[Skipped]) -> list[str]:
+    left_out = {s.collection for s in skipped}
+    return [c.name for c in opened if c.name not in left_out]
+
+
+def _context_output(
+    opened: list[Collection], query: str, packed: RagContext, skipped: Sequence[Skipped] = ()
+) -> ContextOutput:
     return ContextOutput(
         collection=opened[0].name if len(opened) == 1 else "", query=query,
         tokens=packed.tokens, max_tokens=packed.max_tokens,
         blocks=[ContextBlockOutput(path=b.path, ranges=b.ranges) for b in packed.blocks],
+        skipped=skipped_out(skipped),
     )
 
 

@@ -386,3 +386,28 @@ def test_context_for_code_reads_only_regular_files_inside_the_collections_folder
         fh.truncate(MAX_CODE_CHARS + 1)
     assert "code-at-cursor reads at most" in refused({"path": "big.py", "line": 1})
     assert not call(store, "context_for_code", {"path": "main.py", "line": 2}).is_error
+
+
+def test_an_all_collections_answer_names_a_damaged_collection_and_answers_from_the_rest(
+    repo: Path, fake_encoder: FakeEncoder
+) -> None:
+    """Issue 30, G4: one damaged collection made every all-collections call fail."""
+    store = Store()
+    for name in ("broken", "code"):
+        index_folder(store, repo, IndexOptions(name=name, encoder=FAKE_SPEC))
+    with open(store.root / "broken" / "meta.sqlite", "r+b") as fh:
+        fh.write(b"\xde\xad\xbe\xef" * 4)
+
+    found = call(store, "search", {"query": "merge defaults config"})
+    packed = call(store, "context", {"query": "merge defaults config"})
+
+    for result in (found, packed):
+        assert not result.is_error, text_of(result)
+        assert result.structured_content is not None
+        (skipped,) = result.structured_content["skipped"]
+        assert skipped["collection"] == "broken" and "embedstore rm broken" in skipped["reason"]
+        assert "Skipped collection 'broken':" in text_of(result)
+    assert found.structured_content is not None
+    assert found.structured_content["collections"] == ["code"]
+    assert {h["collection"] for h in found.structured_content["results"]} == {"code"}
+    assert str(repo / "config.py") in text_of(packed)
