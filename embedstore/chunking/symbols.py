@@ -827,7 +827,7 @@ def _resolve_python(
     # A package indexed from inside (`pip/_internal`) imports itself absolutely
     # (`pip._internal.utils.misc`): past the root's own name, the path is from the root.
     parts = ref.module.split(".")
-    for at in range(len(parts) - 1):
+    for at in range(len(parts)):  # `from email import utils` inside email/: at 0, rest ""
         if parts[at] == project.root_name:
             rest = dataclasses.replace(ref, module=".".join(parts[at + 1:]), level=1)
             found = _python_files(rest, _ROOT_MODULE, index)

@@ -341,3 +341,16 @@ def test_rust_modules_and_reexports(tmp_path: Path, fake_encoder: FakeEncoder) -
     # `super::` from a submodule, and a glob import of a module that passes others on.
     code = "use super::*;\n\nfn build() {\n    let c = Command::new("
     assert "pub fn new(name: &str) -> Self {" in context(collection, code, "src/builder/extra.rs")
+
+
+def test_a_package_indexed_from_inside_imports_its_modules_by_its_own_name(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "email"  # as the standard library's email/ indexed on its own
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    (root / "utils.py").write_text("def formatdate(timeval=None):\n    return ''\n")
+    store = Store(tmp_path / "store")
+    index_folder(store, root, IndexOptions(name="email", encoder=FAKE_SPEC))
+    code = "from email import utils\n\n\ndef stamp():\n    return utils."
+    assert "def formatdate(timeval=None):" in context(store.open("email"), code, "message.py")
