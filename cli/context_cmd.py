@@ -34,6 +34,7 @@ from embedstore.cli.search_args import (
 from embedstore.errors import UserInputError
 
 if TYPE_CHECKING:
+    from embedstore.retrieval.context import RagContext
     from embedstore.store.collection import Collection
 
 
@@ -112,6 +113,7 @@ def context(
 
     answered_by = collections[0].name if len(collections) == 1 else None
     count = load_tokenizer(tokenizer) if tokenizer else encoder_prompt_counter(collections[0])
+    packed: RagContext
     if query is not None and len(collections) > 1:
         packed = context_members([LocalMember(c) for c in collections], query, max_tokens, count,
                                  mode=mode, filters=filters, skipped=skipped)
