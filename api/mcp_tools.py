@@ -203,22 +203,7 @@ class Tools:
         text before the cursor (code, code_after)."""
         self._wait()
         with self._lease(collection) as opened:
-            root = opened.manifest.source_root
-            if line is not None:
-                if code is not None or code_after is not None:
-                    raise ValueError("give either code (and code_after) or path and line")
-                if path is None:
-                    raise ValueError("line goes with path: the file to read the cursor's code from")
-                cursor = read_cursor(root, opened.name, path, line)
-                before, after, where = cursor.before, cursor.after, cursor.path
-            elif code is None:
-                raise ValueError("give the code before the cursor as code, or a file of the "
-                                 "collection as path and line")
-            else:
-                if len(code) + len(code_after or "") > MAX_CODE_CHARS:
-                    raise ValueError(
-                        f"code and code_after may hold at most {MAX_CODE_CHARS:,} characters")
-                before, after, where = code, code_after, _in_collection(root, path)
+            before, after, where = _cursor_code(opened, code, code_after, path, line)
             filters = _filters([opened], include, exclude, language)
             packed = _cursor_context(opened, before, after, where, max_tokens, filters)
             found = _context_output([opened], "", packed)
@@ -288,6 +273,27 @@ def _named(name: str) -> str:
         raise ValueError("collection is empty: give a name (list_collections lists them) or "
                          "leave the argument out")
     return name
+
+
+def _cursor_code(
+    collection: Collection, code: str | None, code_after: str | None, path: str | None,
+    line: int | None,
+) -> tuple[str, str | None, str | None]:
+    """(the code before the cursor, after it, the file's path in the collection)."""
+    root = collection.manifest.source_root
+    if line is not None:
+        if code is not None or code_after is not None:
+            raise ValueError("give either code (and code_after) or path and line")
+        if path is None:
+            raise ValueError("line goes with path: the file to read the cursor's code from")
+        cursor = read_cursor(root, collection.name, path, line)
+        return cursor.before, cursor.after, cursor.path
+    if code is None:
+        raise ValueError("give the code before the cursor as code, or a file of the "
+                         "collection as path and line")
+    if len(code) + len(code_after or "") > MAX_CODE_CHARS:
+        raise ValueError(f"code and code_after may hold at most {MAX_CODE_CHARS:,} characters")
+    return code, code_after, _in_collection(root, path)
 
 
 def _in_collection(source_root: str | None, path: str | None) -> str | None:
