@@ -18,10 +18,14 @@ def mcp(store: StoreOption = None) -> None:
     # Imported here: the SDK is not needed by any other command.
     from embedstore.api.collection_cache import CollectionCache
     from embedstore.api.mcp_server import build_mcp_server
-    from embedstore.api.warmup import Warmup
+    from embedstore.api.warmup import WAIT_SECONDS, Warmup
 
     opened = open_store(store)
     collections = CollectionCache(opened)
     warmup = Warmup(opened, collections)
     warmup.start()
     build_mcp_server(opened, collections, warmup=warmup).run("stdio")
+    # An agent that closes stdin while the model still loads: the interpreter must not end
+    # under the loading thread, or the native runtime aborts (SIGABRT, "terminate called
+    # without an active exception").
+    warmup.done.wait(WAIT_SECONDS)

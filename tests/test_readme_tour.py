@@ -191,3 +191,12 @@ def run_mcp(shell: Shell, command: str) -> None:
     assert "serverInfo" in json.dumps(replies[1]), replies
     assert "cache.py" in json.dumps(replies[2]), replies[2]
     assert server.returncode == 0, server.stderr.read() if server.stderr else ""
+    # A client that leaves at once, while the model still loads, ends it cleanly too
+    # (it aborted with SIGABRT: the interpreter ended under the loading thread).
+    hasty = shell.start(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE)
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    stdout, stderr = hasty.communicate(
+        "".join(json.dumps(r) + "\n" for r in [*requests[:2], listing]), timeout=WAIT_S)
+    assert hasty.returncode == 0, stderr
+    assert "serverInfo" in stdout
