@@ -191,7 +191,7 @@ class _Walker:
                     # Lua keeps names and values in two lists: the statement is the definition.
                     named = declarator.child_by_field_name("name") is not None
                     return (declarator if named else node), "function"
-        if node.type in grammar.values:
+        if node.type in grammar.values and not self._holds_definitions(node):
             return (node, grammar.values[node.type]) if value_names(node) else None
         if node.type in grammar.wrappers:
             for child in node.named_children:
@@ -200,11 +200,25 @@ class _Walker:
                     return found
         return None
 
+    def _holds_definitions(self, node: Node) -> bool:
+        """Whether a value holds named definitions, which need units of their own: a
+        bundle's `var lib = (() => { function f() {} ... })()`, an object of methods."""
+        below = list(node.named_children)
+        while below:
+            child = below.pop()
+            if child.type in self.grammar.kinds or (
+                child.type in self.grammar.bindings and self._definition(child) is not None
+            ):
+                return True
+            below.extend(child.named_children)
+        return False
+
     def _block(
         self, inner: Node, kind: str, rows: tuple[int, int], owner: str | None, method: bool
     ) -> Block:
         """The definition ``inner`` on ``rows`` (first, last), its leading comments included."""
         owner = owner or self._receiver(inner)
+        symbol: str | None
         if inner.type in self.grammar.values:
             symbol = ", ".join(str(qualified(owner, name)) for name in value_names(inner))
         else:

@@ -993,3 +993,17 @@ def test_go_and_rust_values_are_units_named_by_their_names(
     ]
     (*_, impl) = code_outline(RUST_VALUES, "rust") or []
     assert [(b.kind, b.symbol) for b in impl.children] == [("constant", "Pool.MAX")]
+
+
+def test_a_value_holding_definitions_leaves_them_their_units(
+    outline: Callable[..., Layout],
+) -> None:
+    bundle = (
+        "var Lib = (() => {\n  function parse(text) {\n    return text.split(',');\n  }\n\n"
+        "  const api = {\n    get(key) {\n      return store[key];\n    },\n  };\n"
+        "  return { parse, api };\n})();\n"
+    )
+    assert [(kind, symbol) for kind, symbol, *_ in outline(bundle, "javascript") if symbol] == [
+        ("function", "parse"),
+        ("function", "get"),
+    ]
