@@ -28,7 +28,8 @@ IncludeOption = Annotated[
     list[str] | None,
     typer.Option(
         "--include", metavar="GLOB",
-        help="Only paths matching this .gitignore-style glob (repeatable).",
+        help="Only paths matching this .gitignore-style glob, written from the indexed "
+             "folder or the current one (repeatable).",
     ),
 ]
 ExcludeOption = Annotated[
