@@ -67,7 +67,8 @@ class Skipped:
 
 
 class FederatedHits(list[SearchResult]):
-    """The merged hits, best first, and the members skipped."""
+    """The merged hits, best first, and the members skipped. A list of the hits itself, so a
+    caller that needs only them (a bench, an older face) reads it as before."""
 
     def __init__(self, hits: Sequence[SearchResult], skipped: Sequence[Skipped] = ()) -> None:
         super().__init__(hits)
