@@ -32,7 +32,8 @@ COLOURS = 64
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repo", type=Path, default=Path(sysconfig.get_paths()["stdlib"]) / "email")
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    parser.add_argument("--repo", type=Path, default=stdlib / "email")
     parser.add_argument("--query", default="parse a message header")
     parser.add_argument("--store", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")

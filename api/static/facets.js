@@ -37,6 +37,14 @@ function renderFacets(results, state) {
     (language) => ({ ...state, language: toggled(state.language, language) })));
   // A folder narrows by an include glob: "folder/**", what the include box takes.
   const folders = countOf(topFolders(results.map((hit) => hit.path)));
+  // A folder narrowed to stays listed (pressed), so a click can widen again, though
+  // its results now share it.
+  for (const glob of state.include) {
+    const folder = glob.endsWith("/**") ? glob.slice(0, -2) : null;
+    if (folder && !folders.some(([name]) => name === folder)) {
+      folders.unshift([folder, results.filter((hit) => hit.path.startsWith(folder)).length]);
+    }
+  }
   if (folders.length) {
     groups.push(facetGroup("Folder", folders, (folder) => state.include.includes(`${folder}**`),
       (folder) => ({ ...state, include: toggled(state.include, `${folder}**`) })));
