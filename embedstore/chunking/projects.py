@@ -4,8 +4,10 @@ Go's ``go.mod`` names the module whose packages the module's own imports
 spell out (``github.com/spf13/cobra/doc`` is the folder ``doc`` beside it) and
 may ``replace`` a module by a local folder. TypeScript's ``tsconfig.json`` (and
 ``jsconfig.json``) maps bare specifiers to folders with ``compilerOptions``
-``baseUrl`` and ``paths``. Each file is read by the reader its name is filed
-under in PROJECT_FILES; ``symbols.resolve_import`` uses what they found.
+``baseUrl`` and ``paths``. Rust's ``Cargo.toml`` names the crate that its
+tests, examples and sibling crates `use` by name (``use nom::branch::alt``).
+Each file is read by the reader its name is filed under in PROJECT_FILES;
+``symbols.resolve_import`` uses what they found.
 """
 
 from __future__ import annotations
@@ -34,12 +36,19 @@ class TsConfig:
 
 
 @dataclass(frozen=True)
+class RustCrate:
+    name: str  # as `use` spells it: Cargo's `regex-syntax` is `regex_syntax`
+    source: str  # the folder of its library's root file (lib.rs): "src", "regex-syntax/src"
+
+
+@dataclass(frozen=True)
 class Project:
     """A collection's project files, read; the empty project resolves as before."""
 
     root_name: str = ""  # the indexed folder's own name: `pip/_internal` gives "_internal"
     go_modules: tuple[GoModule, ...] = ()
     ts_configs: tuple[TsConfig, ...] = ()
+    rust_crates: tuple[RustCrate, ...] = ()
 
     def ts_config_for(self, importing: str) -> TsConfig | None:
         """The tsconfig nearest above the file ``importing``."""
@@ -57,6 +66,7 @@ def read_project(root_name: str, files: Mapping[str, str]) -> Project:
     """The project ``files`` (path -> text) describe; unreadable files count for nothing."""
     go: list[GoModule] = []
     ts: list[TsConfig] = []
+    rust: list[RustCrate] = []
     for path, text in sorted(files.items()):
         reader = PROJECT_FILES.get(posixpath.basename(path))
         found = reader(posixpath.dirname(path), text) if reader is not None else None
@@ -64,7 +74,9 @@ def read_project(root_name: str, files: Mapping[str, str]) -> Project:
             go.append(found)
         elif isinstance(found, TsConfig):
             ts.append(found)
-    return Project(root_name, tuple(go), tuple(ts))
+        elif isinstance(found, RustCrate):
+            rust.append(found)
+    return Project(root_name, tuple(go), tuple(ts), tuple(rust))
 
 
 # --- go.mod --------------------------------------------------------------------------------
@@ -183,10 +195,37 @@ def _string_end(text: str, start: int) -> int:
     return len(text)
 
 
-ProjectReader = Callable[[str, str], "GoModule | TsConfig | None"]
+# --- Cargo.toml ------------------------------------------------------------------------------
+
+
+# `[section]` and `key = "value"` lines: all a crate's name and library root take (Python
+# 3.10 has no TOML reader, and this needs none).
+_TOML_SECTION = re.compile(r"\[([\w.-]+)\]")
+_TOML_STRING = re.compile(r"""([\w-]+)[ \t]*=[ \t]*["']([^"']*)["']""")
+
+
+def read_cargo_toml(folder: str, text: str) -> RustCrate | None:
+    """The library crate a Cargo.toml declares; None for a workspace's alone."""
+    values: dict[tuple[str, str], str] = {}
+    section = ""
+    for line in text.split("\n"):
+        line = line.strip()
+        if heading := _TOML_SECTION.match(line):
+            section = heading.group(1)
+        elif pair := _TOML_STRING.match(line):
+            values.setdefault((section, pair.group(1)), pair.group(2))
+    name = values.get(("lib", "name")) or values.get(("package", "name"))
+    if not name:
+        return None
+    root = values.get(("lib", "path"), "src/lib.rs")
+    return RustCrate(name.replace("-", "_"), _collection_path(folder, posixpath.dirname(root)))
+
+
+ProjectReader = Callable[[str, str], "GoModule | TsConfig | RustCrate | None"]
 # Project files by name, and what reads each: (its folder, its text) -> what it says.
 PROJECT_FILES: dict[str, ProjectReader] = {
     "go.mod": read_go_mod,
     "tsconfig.json": read_tsconfig,
     "jsconfig.json": read_tsconfig,
+    "Cargo.toml": read_cargo_toml,
 }

@@ -963,7 +963,11 @@ def _resolve_rust(
     base: str | None
     # A bare path (2018's `use a::b` for a child module `a`) names no item of this file.
     least = 1 if path[0] not in ("crate", "self", "super") else 0
-    if path[0] == "crate":
+    # A crate of the collection by its name (`use nom::branch::alt` in tests/): its `crate::`.
+    named = next((c.source for c in project.rust_crates if c.name == path[0]), None)
+    if named is not None and path[0] not in ("crate", "self", "super"):
+        base, path, least = named, path[1:], 0
+    elif path[0] == "crate":
         base, path = _crate_source(importing), path[1:]
         if base is None:
             return _rust_by_suffix(path, importing, index)

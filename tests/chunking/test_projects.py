@@ -6,7 +6,9 @@ import time
 
 from embedstore.chunking.projects import (
     GoModule,
+    RustCrate,
     TsConfig,
+    read_cargo_toml,
     read_go_mod,
     read_project,
     read_tsconfig,
@@ -46,6 +48,15 @@ def test_tsconfig_with_comments_and_trailing_commas() -> None:
     )
     assert read_tsconfig("", "{ not json") is None
     assert read_tsconfig("", '{"compilerOptions": {"strict": true}}') is None
+
+
+def test_cargo_toml_names_the_library_crate() -> None:
+    assert read_cargo_toml("", '[package]\nname = "regex-syntax"\n') == RustCrate(
+        "regex_syntax", "src")
+    lib = '[package]\nname = "x"\n[lib]\nname = "y"\npath = "lib/y.rs"\n'
+    assert read_cargo_toml("crates/x", lib) == RustCrate("y", "crates/x/lib")
+    assert read_cargo_toml("", '[workspace]\nmembers = ["a"]\n') is None
+    assert read_cargo_toml("", "not = [toml") is None
 
 
 def test_resolution_with_a_project() -> None:

@@ -343,6 +343,15 @@ def test_rust_modules_and_reexports(tmp_path: Path, fake_encoder: FakeEncoder) -
     assert "pub fn new(name: &str) -> Self {" in context(collection, code, "src/builder/extra.rs")
 
 
+
+def test_rust_tests_use_their_crate_by_its_cargo_name(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, {**RUST_MODULES, "Cargo.toml": '[package]\nname = "my-cli"\n'})
+    code = "use my_cli::Error;\n\n#[test]\nfn fails() {\n    let e: Error;\n"
+    assert "pub struct Error {" in context(collection, code, "tests/errors.rs")
+
+
 def test_a_package_indexed_from_inside_imports_its_modules_by_its_own_name(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
