@@ -139,10 +139,25 @@ def fit_search(
     keep their signature. Hits whose header does not fit are left out, and counted.
     """
 
+    # Each hit's share of the reply, by (rank, lines shown), measured once: the reply's
+    # size is theirs plus its fixed part, so a fit tried costs no new rendering.
+    shares: dict[tuple[int, int], int] = {}
+
+    def share(rank: int, one: _Shown) -> int:
+        if (rank, one.count) not in shares:
+            shares[rank, one.count] = len(_render(rank + 1, one)) + len(_compact(_hit(one)))
+        return shares[rank, one.count]
+
     def tokens(shown: Sequence[_Shown], reported: int = max_tokens) -> int:
-        output, text = _reply(shown, len(hits) - len(shown), collections, query, mode,
-                              max_tokens, reported, skipped)
-        return reply_tokens(output, text)
+        omitted = len(hits) - len(shown)
+        notes = _notes(bool(shown), omitted, collections, max_tokens, skipped)
+        fixed = _output([], omitted, collections, query, mode, max_tokens, reported, skipped)
+        parts = len(shown) + len(notes)
+        characters = (
+            sum(share(rank, one) for rank, one in enumerate(shown)) + max(len(shown) - 1, 0)
+            + sum(map(len, notes)) + 2 * max(parts - 1, 0) + len(_compact(fixed))
+        )
+        return math.ceil(characters / CHARS_PER_TOKEN)
 
     shown: list[_Shown] = []
     for hit in hits:
@@ -170,9 +185,10 @@ def fit_search(
     # what it says; a tokenizer whose counts do not add up may need a line less.
     while True:
         used = tokens(shown)
-        if not shown or tokens(shown, used) <= max_tokens:
-            return _reply(shown, len(hits) - len(shown), collections, query, mode, max_tokens,
-                          used, skipped)
+        output, text = _reply(shown, len(hits) - len(shown), collections, query, mode,
+                              max_tokens, used, skipped)
+        if not shown or reply_tokens(output, text) <= max_tokens:
+            return output, text
         last = shown.pop()
         if last.count:
             shown.append(_Shown(last.hit, last.lines, last.count - 1))
@@ -180,8 +196,11 @@ def fit_search(
 
 def reply_tokens(structured: BaseModel, text: str) -> int:
     """The estimated tokens of a reply: its text and its structured content as sent."""
-    sent = json.dumps(structured.model_dump(mode="json"), separators=(",", ":"))
-    return math.ceil((len(text) + len(sent)) / CHARS_PER_TOKEN)
+    return math.ceil((len(text) + len(_compact(structured))) / CHARS_PER_TOKEN)
+
+
+def _compact(structured: BaseModel) -> str:
+    return json.dumps(structured.model_dump(mode="json"), separators=(",", ":"))
 
 
 def _lines_of(hit: SearchResult, include_code: bool) -> tuple[int, ...]:
@@ -212,28 +231,46 @@ def _reply(
     shown: Sequence[_Shown], omitted: int, collections: list[str], query: str, mode: str,
     max_tokens: int, tokens: int, skipped: Sequence[Skipped],
 ) -> tuple[SearchOutput, str]:
-    output = SearchOutput(
-        collection=collections[0] if len(collections) == 1 and not skipped else None,
-        collections=collections, query=query, mode=mode, omitted=omitted,
-        skipped=skipped_out(skipped), tokens=tokens, max_tokens=max_tokens,
-        results=[
-            SearchHit(
-                collection=s.hit.collection, path=s.hit.abs_path or s.hit.path,
-                start_line=s.hit.start_line, end_line=s.hit.end_line,
-                match_start_line=s.hit.match_start_line, match_end_line=s.hit.match_end_line,
-                symbol=s.hit.symbol, kind=s.hit.kind, score=round(s.hit.score, 4), shown=s.runs,
-            )
-            for s in shown
-        ],
-    )
+    output = _output([_hit(s) for s in shown], omitted, collections, query, mode, max_tokens,
+                     tokens, skipped)
     parts = [_render(rank, s) for rank, s in enumerate(shown, 1)]
-    if not shown and not omitted:
-        parts.append(f"No results in {', '.join(collections)}.")
-    if omitted:
-        parts.append(f"{omitted} more hit{'s' if omitted > 1 else ''} left out to stay within "
-                     f"max_tokens={max_tokens}: raise it, lower k, or narrow with include.")
-    parts += skipped_lines(skipped)
+    parts += _notes(bool(shown), omitted, collections, max_tokens, skipped)
     return output, "\n\n".join(parts)
+
+
+def _output(
+    results: list[SearchHit], omitted: int, collections: list[str], query: str, mode: str,
+    max_tokens: int, tokens: int, skipped: Sequence[Skipped],
+) -> SearchOutput:
+    return SearchOutput(
+        collection=collections[0] if len(collections) == 1 and not skipped else None,
+        collections=collections, query=query, mode=mode, results=results, omitted=omitted,
+        skipped=skipped_out(skipped), tokens=tokens, max_tokens=max_tokens,
+    )
+
+
+def _hit(shown: _Shown) -> SearchHit:
+    hit = shown.hit
+    return SearchHit(
+        collection=hit.collection, path=hit.abs_path or hit.path, start_line=hit.start_line,
+        end_line=hit.end_line, match_start_line=hit.match_start_line,
+        match_end_line=hit.match_end_line, symbol=hit.symbol, kind=hit.kind,
+        score=round(hit.score, 4), shown=shown.runs,
+    )
+
+
+def _notes(
+    any_shown: bool, omitted: int, collections: list[str], max_tokens: int,
+    skipped: Sequence[Skipped],
+) -> list[str]:
+    """The lines after the hits: nothing found, hits left out, collections skipped."""
+    notes = []
+    if not any_shown and not omitted:
+        notes.append(f"No results in {', '.join(collections)}.")
+    if omitted:
+        notes.append(f"{omitted} more hit{'s' if omitted > 1 else ''} left out to stay within "
+                     f"max_tokens={max_tokens}: raise it, lower k, or narrow with include.")
+    return notes + skipped_lines(skipped)
 
 
 def skipped_out(skipped: Sequence[Skipped]) -> list[SkippedOutput]:
