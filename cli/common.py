@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TextIO, TypeVar
 
 import typer
 from rich.text import Text
@@ -124,7 +124,7 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except BrokenPipeError:
             # The reader has gone (`embedstore search ... | head -1`): stop quietly and
             # successfully, as grep and rg do, not with exit 1 under `set -o pipefail`.
-            _silence_stdout()
+            silence(sys.stdout)
             raise typer.Exit(code=0) from None
         except (EmbedstoreError, ValueError) as exc:
             print_error(str(exc))
@@ -137,10 +137,11 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null: what is still buffered must not fail again at exit."""
+def silence(stream: TextIO) -> None:
+    """Point ``stream`` (whose reader has gone) at /dev/null: what is still buffered, and
+    what is written later, must not fail again."""
     try:
-        fd = sys.stdout.fileno()
+        fd = stream.fileno()
     except (OSError, ValueError):  # a test runner's stand-in has no descriptor
         return
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -18,6 +18,7 @@ from embedstore.cli.common import (
     print_json,
 )
 from embedstore.cli.help_words import DEFAULT_ENCODER
+from embedstore.cli.nonempty import refuse_empty
 
 if TYPE_CHECKING:
     from embedstore.evaluation.runner import EvalReport, EvalRow
@@ -36,7 +37,10 @@ def evaluate(
         ),
     ] = "search",
     encoder: Annotated[
-        str | None, typer.Option(help=f"Encoder to evaluate {DEFAULT_ENCODER}.")
+        str | None,
+        typer.Option(
+            callback=refuse_empty, help=f"Encoder to evaluate {DEFAULT_ENCODER}."
+        ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed for query sampling and IVF-PQ training.")] = 0,
     max_queries: Annotated[

@@ -20,6 +20,8 @@ from embedstore.cli.common import (
     print_json,
 )
 from embedstore.cli.help_words import DEFAULT_ENCODER
+from embedstore.cli.nonempty import nonempty_path, refuse_empty
+from embedstore.cli.pipe_safe import PipeSafeProgress
 
 if TYPE_CHECKING:
     from embedstore.ingest.indexer import IndexReport
@@ -27,13 +29,17 @@ if TYPE_CHECKING:
 
 @cli_errors
 def index(
-    path: Annotated[Path, typer.Argument(help="Folder (or file) to index.", show_default=False)],
-    name: Annotated[
-        str | None, typer.Option("--name", "-n", help="Collection name [default: folder name].")
-    ] = None,
+    path: Annotated[Path, typer.Argument(
+        metavar="PATH", parser=nonempty_path, help="Folder (or file) to index.",
+        show_default=False,
+    )],
+    name: Annotated[str | None, typer.Option(
+        "--name", "-n", callback=refuse_empty, help="Collection name [default: folder name].",
+    )] = None,
     encoder: Annotated[
         str | None,
-        typer.Option(help=f"ST model name or folder, or plt:DIR {DEFAULT_ENCODER}."),
+        typer.Option(callback=refuse_empty,
+                     help=f"ST model name or folder, or plt:DIR {DEFAULT_ENCODER}."),
     ] = None,
     pooling: Annotated[
         str | None,
@@ -79,7 +85,9 @@ def index(
         rebuild=rebuild, batch_size=batch_size, precision=precision, ray=ray,
     )
     with RichProgress(err, enabled=not as_json) as progress:
-        report = index_folder(open_store(store), path, options, progress)
+        report = index_folder(
+            open_store(store), path, options, PipeSafeProgress(progress, err.file)
+        )
     total = time.perf_counter() - began
     # The stages' seconds and "other" (imports, bookkeeping between stages) make the total.
     seconds = {**report.seconds, "other": max(total - sum(report.seconds.values()), 0.0)}

@@ -10,6 +10,8 @@ import typer
 from rich.markup import escape
 
 from embedstore.cli.common import StoreOption, cli_errors, err, open_store, out
+from embedstore.cli.nonempty import nonempty_path, refuse_empty
+from embedstore.cli.pipe_safe import PipeSafeProgress
 
 if TYPE_CHECKING:
     from embedstore.errors import EmbedstoreError
@@ -18,10 +20,12 @@ if TYPE_CHECKING:
 
 @cli_errors
 def watch(
-    path: Annotated[Path, typer.Argument(help="Folder to index and watch.", show_default=False)],
-    name: Annotated[
-        str | None, typer.Option("--name", "-n", help="Collection name [default: folder name].")
-    ] = None,
+    path: Annotated[Path, typer.Argument(
+        metavar="PATH", parser=nonempty_path, help="Folder to index and watch.", show_default=False,
+    )],
+    name: Annotated[str | None, typer.Option(
+        "--name", "-n", callback=refuse_empty, help="Collection name [default: folder name].",
+    )] = None,
     store: StoreOption = None,
 ) -> None:
     """Index a folder, then re-index what changes as you edit, until Ctrl-C.
@@ -46,7 +50,7 @@ def watch(
     options = IndexOptions(name=name)
     # A first run in the foreground: a wrong path or encoder fails here, with progress shown.
     with RichProgress(err) as progress:
-        first = index_folder(the_store, path, options, progress)
+        first = index_folder(the_store, path, options, PipeSafeProgress(progress, err.file))
     _print(first)
     err.print(f"Watching {escape(str(path))} for changes (Ctrl-C to stop).")
     options = IndexOptions(name=first.collection)

@@ -101,3 +101,21 @@ def test_jsonl_is_one_object_per_line(indexed: Indexed) -> None:
     assert len(hits) == 4 and hits[0]["path"] == "report.py"
     assert hits[0]["text"] == REPORT.rstrip("\n")
     assert all({"path", "start_line", "end_line", "score", "text"} <= set(hit) for hit in hits)
+
+
+def test_a_reader_that_stops_after_one_line_does_not_lose_the_index_run(tmp_path: Path) -> None:
+    # `embedstore index repo 2>&1 | head -1`: the pipe closes after the first progress line.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "report.py").write_text(REPORT)
+    store = tmp_path / "store"
+    command = [sys.executable, "-m", "embedstore", "index", str(repo), "--store", str(store)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as child:
+        assert child.stdout is not None
+        first = child.stdout.readline()
+        child.stdout.close()
+        code = child.wait(timeout=600)
+    assert first.startswith(b"Scanning files")
+    assert code == 0
+    listed = json.loads(embedstore("list", "--json", "--store", str(store)).stdout)
+    assert [(c["name"], c["files"]) for c in listed["collections"]] == [("repo", 1)]
