@@ -103,6 +103,8 @@ def _print_report(r: IndexReport, seconds: dict[str, float]) -> None:
 
     out.print(f"[bold]{escape(r.collection)}[/bold]: {r.files_scanned:,} files scanned, "
               f"{describe_skips(r.skipped)}")
+    for line in r.left_out():
+        out.print(escape(line))
     if r.nothing_changed and not r.units_added:
         out.print("Nothing changed: no file was re-chunked or re-encoded.")
     else:

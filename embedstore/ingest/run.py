@@ -43,6 +43,8 @@ class IndexReport:
     index_kind: str = ""
     # Paths the scan passed over, by reason (sources.SKIP_REASONS): {"binary": 96, ...}.
     skipped: dict[str, int] = field(default_factory=dict)
+    # Files read but left out because chunking them failed: {rel_path: why}.
+    unchunkable: dict[str, str] = field(default_factory=dict)
     # Wall seconds of each stage, in the order they ran; together they make the run's wall
     # time but for the bookkeeping in between (see indexer.index_folder).
     seconds: dict[str, float] = field(default_factory=dict)
@@ -50,6 +52,25 @@ class IndexReport:
     @property
     def nothing_changed(self) -> bool:
         return not (self.files_new or self.files_changed or self.files_deleted)
+
+    def left_out(self) -> list[str]:
+        """A line for each kind of thing left out that a user could not guess from the
+        counts: the files that could not be chunked, by name."""
+        if not self.unchunkable:
+            return []
+        files = [f"{path} ({why})" for path, why in self.unchunkable.items()]
+        return [f"could not chunk {len(files):,} file(s), left out: {named(files)}"]
+
+
+# How many things a summary line names before "and N more".
+NAMED_AT_MOST = 10
+
+
+def named(things: list[str]) -> str:
+    """``a, b, c``, or the first NAMED_AT_MOST of them ``and N more``."""
+    shown = ", ".join(things[:NAMED_AT_MOST])
+    rest = len(things) - NAMED_AT_MOST
+    return f"{shown} and {rest:,} more" if rest > 0 else shown
 
 
 @dataclass

@@ -85,11 +85,12 @@ def describe(report: IndexReport) -> str:
     seconds = sum(report.seconds.values())
     if report.nothing_changed:
         return f"{report.collection}: no change ({report.files_scanned:,} files checked)"
-    return (
+    return "; ".join([
         f"{report.collection}: {report.files_changed} changed, {report.files_new} new, "
         f"{report.files_deleted} deleted; {report.chunks_encoded} chunks encoded, "
-        f"{report.chunks_reused} reused ({seconds:.1f} s)"
-    )
+        f"{report.chunks_reused} reused ({seconds:.1f} s)",
+        *report.left_out(),
+    ])
 
 
 def _update(

@@ -198,20 +198,20 @@ def test_write_ahead_log_is_folded_back_after_a_run(repo: Path, fake_encoder: Fa
     assert not wal.exists() or wal.stat().st_size == 0
 
 
-def test_a_chunking_error_in_the_worker_thread_fails_the_run_and_changes_nothing(
+def test_an_error_in_the_chunking_thread_fails_the_run_and_changes_nothing(
     repo: Path, fake_encoder: FakeEncoder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Chunking runs beside encoding: its errors still reach the caller, before any commit."""
+    """Chunking runs beside encoding: its errors still reach the caller, before any commit.
+    (One file's chunking failing costs that file only: see test_unchunkable_files.)"""
     store = Store()
     run(store, repo)
     (repo / "math_utils.py").write_text("def median_of(values):\n    return sorted(values)[0]\n")
-    import embedstore.ingest.chunk as chunk_stage
 
-    def broken(*args: object, **kwargs: object) -> object:
-        raise RuntimeError("grammar exploded")
+    def broken(texts: list[str]) -> list[int]:
+        raise RuntimeError("tokenizer exploded")
 
-    monkeypatch.setattr(chunk_stage, "chunk_file", broken)
-    with pytest.raises(RuntimeError, match="grammar exploded"):
+    monkeypatch.setattr(fake_encoder, "count_tokens", broken)
+    with pytest.raises(RuntimeError, match="tokenizer exploded"):
         run(store, repo)
     monkeypatch.undo()
     assert top_path(store, "arithmetic mean of numbers") == "math_utils.py"  # the old version
