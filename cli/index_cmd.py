@@ -71,6 +71,11 @@ def index(
                      "local to start one on this machine's CPUs; one model per actor, one actor "
                      "per GPU (else per CPU). Needs the ray extra [default: encode here]."),
     ] = None,
+    include_vendored: Annotated[bool, typer.Option(
+        "--include-vendored",
+        help="Index vendored folders too (vendor/, _vendor/, third_party/, node_modules/...); "
+             "the collection keeps the choice [default: skip them].",
+    )] = False,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -83,6 +88,7 @@ def index(
     options = IndexOptions(
         name=name, encoder=encoder, pooling=pooling, index_kind=index_kind,
         rebuild=rebuild, batch_size=batch_size, precision=precision, ray=ray,
+        include_vendored=include_vendored or None,
     )
     with RichProgress(err, enabled=not as_json) as progress:
         report = index_folder(

@@ -28,6 +28,8 @@ from embedstore.store import db
 from embedstore.store.collection import Collection
 
 _TABLE = "file_stamps"
+# Meta key: "1" when the last run indexed vendored folders.
+INCLUDE_VENDORED = "include_vendored"
 _SCANNED_AT = "stamps_taken_at_ns"
 # Coarser than any common file system's timestamp tick (FAT: 2 s, ext4: ~4 ms).
 RACY_MARGIN_NS = 2_000_000_000
@@ -130,7 +132,7 @@ def check(collection: Collection, touched: Iterable[str] = ()) -> Freshness:
     elif not Path(root).exists():
         why = f"its folder {root} is gone"
     else:
-        now = file_stamps(root)
+        now = file_stamps(root, include_vendored=recorded_include_vendored(conn))
         added = len(now.keys() - then.keys())
         removed = len(then.keys() - now.keys())
         touched_paths = set(touched)
@@ -141,6 +143,11 @@ def check(collection: Collection, touched: Iterable[str] = ()) -> Freshness:
         stale = bool(added or removed or modified)
         return Freshness(indexed_at, head, stale, added, removed, modified)
     return Freshness(indexed_at, head, None, unknown=why)
+
+
+def recorded_include_vendored(conn: sqlite3.Connection) -> bool:
+    """Whether the collection's last run indexed vendored folders (``--include-vendored``)."""
+    return db.get_meta(conn, INCLUDE_VENDORED) == "1"
 
 
 def _recorded_stamps(conn: sqlite3.Connection) -> dict[str, Stamp] | None:

@@ -16,18 +16,21 @@ from pathlib import Path
 GIT_TIMEOUT_SECONDS = 60.0
 
 
-def tracked_and_untracked_files(root: Path) -> list[str] | None:
-    """Paths relative to ``root`` that git would let one commit: tracked, or untracked and
-    not ignored (``.gitignore``, ``.git/info/exclude``, the global excludes), sorted.
+def tracked_and_untracked_files(root: Path) -> dict[str, bool] | None:
+    """Paths relative to ``root`` that git would let one commit, sorted, each with whether
+    git tracks it: tracked, or untracked and not ignored (``.gitignore``,
+    ``.git/info/exclude``, the global excludes).
 
     Names come back as Python decodes them from the file system, so a name that is
     not UTF-8 keeps its surrogate escapes, as a folder walk would give it.
     """
-    listed = _git(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+    # -t tags each path: "? " untracked, any other letter a tracked file's state.
+    listed = _git(root, "ls-files", "--cached", "--others", "--exclude-standard", "-t", "-z")
     if listed is None:
         return None
     # A conflicted file is listed once per stage: each path once.
-    return sorted({os.fsdecode(name) for name in listed.split(b"\0") if name})
+    tagged = {os.fsdecode(entry[2:]): entry[:1] != b"?" for entry in listed.split(b"\0") if entry}
+    return dict(sorted(tagged.items()))
 
 
 def head_commit(root: Path) -> str | None:

@@ -27,7 +27,7 @@ from embedstore.ingest.deferred_encoder import DeferredEncoder
 from embedstore.ingest.documents import Document
 from embedstore.ingest.encode import chunk_and_encode, parked_identity
 from embedstore.ingest.run import IndexOptions, IndexReport, Run
-from embedstore.ingest.scan import refuse_taken_paths, scan
+from embedstore.ingest.scan import includes_vendored, refuse_taken_paths, scan
 from embedstore.ingest.sources import SourceFile, check_root
 from embedstore.progress import NullProgress, Progress
 from embedstore.store import db, symbol_table
@@ -63,8 +63,10 @@ def index_folder(
         run.report.seconds["load"] = round(time.perf_counter() - began, 3)
         changes = scan(run, root)
         # Every file was read against the current extractor: the symbol table is whole.
-        apply(run, changes.todo, changes.remove_paths,
-              meta={"symbols": symbol_table.SYMBOLS_VERSION})
+        apply(run, changes.todo, changes.remove_paths, meta={
+            "symbols": symbol_table.SYMBOLS_VERSION,
+            freshness.INCLUDE_VENDORED: "1" if includes_vendored(run) else "0",
+        })
         with run.timed("record"):
             # After the changes commit: a kill in between leaves older stamps, read as stale.
             freshness.record(collection.conn, changes.stats, head)

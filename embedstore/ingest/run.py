@@ -24,6 +24,7 @@ class IndexOptions:
     embed_header: bool | None = None  # None: the collection's own, or True
     precision: str | None = None  # None: $EMBEDSTORE_PRECISION, else auto (see encoders.precision)
     ray: str | None = None  # None: encode here; "local" or HOST:PORT: on Ray (ray_encoder)
+    include_vendored: bool | None = None  # None: the collection's own choice, or False
 
 
 @dataclass
@@ -43,6 +44,8 @@ class IndexReport:
     index_kind: str = ""
     # Paths the scan passed over, by reason (sources.SKIP_REASONS): {"binary": 96, ...}.
     skipped: dict[str, int] = field(default_factory=dict)
+    # Folders the scan left out whole by a rule (sources.NAMED_SKIPS): {"pip/_vendor/": reason}.
+    skipped_folders: dict[str, str] = field(default_factory=dict)
     # Files read but left out because chunking them failed: {rel_path: why}.
     unchunkable: dict[str, str] = field(default_factory=dict)
     # Wall seconds of each stage, in the order they ran; together they make the run's wall
@@ -55,11 +58,19 @@ class IndexReport:
 
     def left_out(self) -> list[str]:
         """A line for each kind of thing left out that a user could not guess from the
-        counts: the files that could not be chunked, by name."""
-        if not self.unchunkable:
-            return []
-        files = [f"{path} ({why})" for path, why in self.unchunkable.items()]
-        return [f"could not chunk {len(files):,} file(s), left out: {named(files)}"]
+        counts: the folders skipped by a rule and the files that could not be chunked, by
+        name."""
+        lines = []
+        if self.skipped_folders:
+            folders = [f"{path} ({why})" for path, why in self.skipped_folders.items()]
+            keep = "; --include-vendored keeps vendored ones" if any(
+                why == "vendored" for why in self.skipped_folders.values()
+            ) else ""
+            lines.append(f"skipped folders: {named(folders)}{keep}")
+        if self.unchunkable:
+            files = [f"{path} ({why})" for path, why in self.unchunkable.items()]
+            lines.append(f"could not chunk {len(files):,} file(s), left out: {named(files)}")
+        return lines
 
 
 # How many things a summary line names before "and N more".

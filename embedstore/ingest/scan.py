@@ -36,7 +36,10 @@ def scan(run: Run, root: Path) -> Changes:
         # Files stamped as at the last run are not read again (see trusted_stamps).
         trusted = {} if resymbol else freshness.trusted_stamps(conn, known)
         sources = []
-        for source in walk_sources(root, stats=stats, trusted=trusted):
+        walk = walk_sources(
+            root, stats=stats, trusted=trusted, include_vendored=includes_vendored(run)
+        )
+        for source in walk:
             sources.append(source)
             run.ui.advance("scan")
         todo = [s for s in sources
@@ -48,11 +51,20 @@ def scan(run: Run, root: Path) -> Changes:
     report = run.report
     report.files_scanned = len(present)
     report.skipped = {reason: count for reason, count in stats.skipped.items()}  # a copy, str keys
+    report.skipped_folders = dict(stats.pruned)
     report.files_new = len(todo) - len(changed)
     report.files_changed = len(changed)
     report.files_deleted = len(deleted)
     report.files_unchanged = len(present) - len(todo)
     return Changes(todo, changed + deleted, stats)
+
+
+def includes_vendored(run: Run) -> bool:
+    """Whether this run indexes vendored folders: as asked, else as the collection last did
+    (so that a plain re-run, or a watch, keeps what --include-vendored added)."""
+    if run.opts.include_vendored is not None:
+        return run.opts.include_vendored
+    return freshness.recorded_include_vendored(run.collection.conn)
 
 
 def refuse_taken_paths(

@@ -11,8 +11,16 @@ What is left out, and why:
   any level (git's semantics: a nested file governs its own subtree, the
   deepest match wins, the last matching line of a file wins) and by the root's
   ``.git/info/exclude``; ignore files above the root are not read;
-* version-control folders, and vendored or build folders (``node_modules``,
-  ``.venv``, ``target``...), pruned without being listed;
+* version-control folders, pruned without being listed or counted;
+* vendored folders, third-party code copied in (``vendor``, ``_vendor``,
+  ``third_party``, ``node_modules``, ``.venv``...: the folder patterns of GitHub
+  Linguist's ``vendor.yml``, plus environments), unless ``include_vendored``;
+* build outputs (``build``, ``dist``, ``target``, ``_build``), only where a build
+  would have put them: in a git work tree, a folder of that name that git tracks
+  no file in (a tracked ``build/`` is source, as pip's ``operations/build/``);
+  without git, one next to a project file (``pyproject.toml``, ``package.json``,
+  ``Cargo.toml``, ``go.mod``...). Elsewhere such a folder is ordinary code;
+* tool caches and editor state (``__pycache__``, ``.mypy_cache``, ``.idea``...);
 * binaries, known by extension without reading them, or by a NUL byte near
   the start, or by not decoding as UTF-8;
 * files larger than ``max_bytes``, known from ``stat`` before reading;
@@ -45,6 +53,8 @@ DEFAULT_MAX_BYTES = 1 << 20
 SkipReason = Literal[
     "ignored",
     "vendored",
+    "output",
+    "cache",
     "binary",
     "too_large",
     "minified",
@@ -63,20 +73,49 @@ IGNORE_FILE_NAMES = (".gitignore", ".embedstoreignore")
 # Repository metadata, not content: skipped without counting as a skip.
 _VCS_DIR_NAMES = frozenset({".git", ".hg", ".svn", ".bzr"})
 
+# Third-party code: the folder names among GitHub Linguist's vendor.yml patterns
+# (github-linguist/linguist, lib/linguist/vendor.yml: node_modules/, bower_components/,
+# third[-_]?party/, 3rd[-_]?party/, vendors?/ (which matches _vendor/ too), extern(al)?/,
+# Godeps/_workspace/), and installed environments.
 _VENDORED_DIR_NAMES = frozenset(
     {
         "node_modules",
         "bower_components",
         "jspm_packages",
         "vendor",
+        "vendors",
+        "_vendor",
         "third_party",
+        "third-party",
+        "thirdparty",
+        "3rd_party",
+        "3rd-party",
+        "3rdparty",
+        "extern",
+        "external",
         ".venv",
         "venv",
         "site-packages",
-        "dist",
-        "build",
-        "_build",
-        "target",
+    }
+)
+# Vendored only below the folder before them (as path endings, "/" first).
+_VENDORED_DIR_PATHS = ("/Godeps/_workspace",)
+
+# What a build writes, where it writes it (see the module's docstring).
+_OUTPUT_DIR_NAMES = frozenset({"build", "dist", "target", "_build"})
+# Files that make their folder a project's root, where its build outputs go.
+PROJECT_FILE_NAMES = frozenset(
+    {
+        "pyproject.toml", "setup.py", "setup.cfg", "package.json", "deno.json", "Cargo.toml",
+        "go.mod", "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle",
+        "settings.gradle.kts", "build.sbt", "CMakeLists.txt", "meson.build", "Makefile",
+        "composer.json", "Gemfile", "mix.exs", "stack.yaml", "dune-project",
+    }
+)  # fmt: skip
+
+# Tool caches and editor state: never source.
+_CACHE_DIR_NAMES = frozenset(
+    {
         "__pycache__",
         ".mypy_cache",
         ".pytest_cache",
@@ -95,7 +134,9 @@ _VENDORED_DIR_NAMES = frozenset(
         ".cache",
     }
 )
-_VENDORED_DIR_SUFFIXES = (".egg-info",)
+_CACHE_DIR_SUFFIXES = (".egg-info",)
+# The pruned folders a summary names: those a rule, not the user, chose.
+NAMED_SKIPS: frozenset[SkipReason] = frozenset({"vendored", "output"})
 
 _BINARY_EXTENSIONS = frozenset(
     {
@@ -179,6 +220,8 @@ class ScanStats:
     unchanged: list[str] = field(default_factory=list)
     # When the scan began (ns since the epoch): stamps are trustworthy relative to it.
     started_ns: int = 0
+    # Folders pruned by a rule the user may not expect (NAMED_SKIPS): {"pip/_vendor/": reason}.
+    pruned: dict[str, SkipReason] = field(default_factory=dict)
 
     @property
     def skipped_total(self) -> int:
@@ -186,6 +229,12 @@ class ScanStats:
 
     def record_skip(self, reason: SkipReason) -> None:
         self.skipped[reason] += 1
+
+    def record_pruned(self, rel_dir: str, reason: SkipReason) -> None:
+        """A folder left out whole: counted once, and named if a rule (not the user) chose."""
+        self.record_skip(reason)
+        if reason in NAMED_SKIPS:
+            self.pruned[rel_dir] = reason
 
     def summary(self) -> str:
         """E.g. ``kept 1,234 files, skipped 12 (binary 10, too large 2)``."""
@@ -207,6 +256,7 @@ def walk_sources(
     max_bytes: int = DEFAULT_MAX_BYTES,
     stats: ScanStats | None = None,
     trusted: Mapping[str, Stamp] | None = None,
+    include_vendored: bool = False,
 ) -> Iterator[SourceFile]:
     """Yield the indexable files under ``root``, sorted by ``rel_path``.
 
@@ -220,6 +270,8 @@ def walk_sources(
     trusted one is not read or yielded; it is listed in ``stats.unchanged``.
     This is what keeps re-indexing a large tree after one edit to a stat per file.
 
+    ``include_vendored``: walk vendored folders too.
+
     Raises ``UserInputError`` when ``root`` does not exist or is neither a
     folder nor a regular file, at the call rather than at the first ``next``.
     """
@@ -228,7 +280,7 @@ def walk_sources(
     resolved = check_root(root)
     scan_stats = ScanStats() if stats is None else stats
     scan_stats.started_ns = time.time_ns()
-    return _Scanner(resolved, max_bytes, scan_stats, trusted or {}).tree()
+    return _Scanner(resolved, max_bytes, scan_stats, trusted or {}, include_vendored).tree()
 
 
 def check_root(root: str | Path) -> Path:
@@ -242,7 +294,7 @@ def check_root(root: str | Path) -> Path:
     return resolved
 
 
-def file_stamps(root: str | Path) -> dict[str, Stamp]:
+def file_stamps(root: str | Path, *, include_vendored: bool = False) -> dict[str, Stamp]:
     """The stamp of every file ``walk_sources`` would look at, from listing and stat alone.
 
     Nothing is read, so a file that a scan would skip for its content (binary,
@@ -252,7 +304,7 @@ def file_stamps(root: str | Path) -> dict[str, Stamp]:
     resolved = Path(root).resolve()
     if not resolved.exists():
         return {}
-    scanner = _Scanner(resolved, DEFAULT_MAX_BYTES, ScanStats())
+    scanner = _Scanner(resolved, DEFAULT_MAX_BYTES, ScanStats(), include_vendored=include_vendored)
     stamps: dict[str, Stamp] = {}
     for path, rel_path in scanner.listing():
         if _skip_reason_from_name(path.name.lower()) is None:
@@ -314,6 +366,7 @@ class _Scanner:
     max_bytes: int
     stats: ScanStats
     trusted: Mapping[str, Stamp] = field(default_factory=dict)
+    include_vendored: bool = False
 
     def tree(self) -> Iterator[SourceFile]:
         for path, rel_path in self.listing():
@@ -349,7 +402,7 @@ class _Scanner:
             rules = _IgnoreRules().adding("", [self.root / ".git" / "info" / "exclude"])
             yield from self._walk(rules)
         else:
-            yield from _GitListing(self).filter(listed)
+            yield from _GitListing(self, listed).filter()
 
     def _walk(self, rules: _IgnoreRules) -> Iterator[tuple[Path, str]]:
         """Depth-first from the root, with a stack of folder listings instead of
@@ -378,30 +431,44 @@ class _Scanner:
         present = {entry.name for entry in entries}
         ignore_files = [folder / name for name in IGNORE_FILE_NAMES if name in present]
         rules = rules.adding(rel_dir, ignore_files)
+        # Without git to say what is source, outputs are where a build puts them.
+        project_root = not present.isdisjoint(PROJECT_FILE_NAMES)
         for entry in entries:
             rel_path = rel_dir + entry.name
             if entry.is_symlink():
                 yield from self._symlink(entry, rel_path, rules)
             elif entry.is_dir(follow_symlinks=False):
-                if self._enters(entry, rel_path, rules):
+                if self._enters(rel_path, rules, built_here=project_root):
                     yield _Subfolder(Path(entry.path), rel_path + "/", rules)
             elif rules.is_ignored(rel_path, is_dir=False):
                 self.stats.record_skip("ignored")
             else:
                 yield Path(entry.path), rel_path
 
-    def _enters(self, entry: os.DirEntry[str], rel_path: str, rules: _IgnoreRules) -> bool:
+    def _enters(self, rel_path: str, rules: _IgnoreRules, *, built_here: bool) -> bool:
         """Whether the walk goes into a subfolder; a pruned one is counted."""
-        reason = _folder_skip_reason(entry.name)
+        reason = self.prune_reason(rel_path, built_here=built_here)
         if reason == "vcs":
             return False
-        if reason is not None:
-            self.stats.record_skip(reason)
-        elif rules.is_ignored(rel_path, is_dir=True):
-            self.stats.record_skip("ignored")
-        else:
+        if reason is None and rules.is_ignored(rel_path, is_dir=True):
+            reason = "ignored"
+        if reason is None:
             return True
+        self.stats.record_pruned(rel_path + "/", reason)
         return False
+
+    def prune_reason(
+        self, rel_path: str, *, built_here: bool
+    ) -> SkipReason | Literal["vcs"] | None:
+        """Why the folder ``rel_path`` is left out whole, if it is ("vcs": silently, it is
+        metadata); ``built_here``: whether an output folder here is a build's."""
+        name = rel_path.rpartition("/")[2]
+        reason = _folder_skip_reason(name, rel_path)
+        if reason == "vendored" and self.include_vendored:
+            return None
+        if reason == "output" and not built_here:
+            return None
+        return reason
 
     def _symlink(
         self, entry: os.DirEntry[str], rel_path: str, rules: _IgnoreRules
@@ -429,20 +496,28 @@ class _Scanner:
 
 
 class _GitListing:
-    """The rules git does not know, applied to its list: VCS and vendored folders,
-    ``.embedstoreignore`` files and symlinks that leave the root.
+    """The rules git does not know, applied to its list: VCS, vendored, output and cache
+    folders, ``.embedstoreignore`` files and symlinks that leave the root.
 
     A pruned folder counts once, as in a walk; what git leaves out is not counted.
     """
 
-    def __init__(self, scanner: _Scanner) -> None:
+    def __init__(self, scanner: _Scanner, listed: Mapping[str, bool]) -> None:
         self._scanner = scanner
+        self._listed = listed  # rel_path: whether git tracks it
         # Per folder ("" or ending in "/"): the rules in force inside it, None if pruned.
         self._rules: dict[str, _IgnoreRules | None] = {}
+        # Every folder ("a/", "a/b/") that holds a tracked file at any depth.
+        self._tracked_dirs: set[str] = set()
+        for rel_path, tracked in listed.items():
+            folder = _parent_dir(rel_path)
+            while tracked and folder and folder not in self._tracked_dirs:
+                self._tracked_dirs.add(folder)
+                folder = _parent_dir(folder)
 
-    def filter(self, listed: Iterable[str]) -> Iterator[tuple[Path, str]]:
+    def filter(self) -> Iterator[tuple[Path, str]]:
         stats = self._scanner.stats
-        for rel_path in listed:
+        for rel_path in self._listed:
             rel_dir = rel_path.rpartition("/")[0]
             rules = self._folder_rules(f"{rel_dir}/" if rel_dir else "")
             if rules is None:
@@ -479,35 +554,42 @@ class _GitListing:
         """The rules inside ``rel_dir``, its parent's being known already."""
         rules = _IgnoreRules()
         if rel_dir:
-            name = rel_dir[:-1].rpartition("/")[2]
             outer = self._rules[_parent_dir(rel_dir)]
             if outer is None:
                 return None  # pruned above, and counted there
-            reason = _folder_skip_reason(name)
+            # A folder git tracks files in is source, whatever its name says.
+            reason = self._scanner.prune_reason(
+                rel_dir[:-1], built_here=rel_dir not in self._tracked_dirs
+            )
             if reason is None and outer.is_ignored(rel_dir[:-1], is_dir=True):
                 reason = "ignored"
             if reason is not None:
                 if reason != "vcs":
-                    self._scanner.stats.record_skip(reason)
+                    self._scanner.stats.record_pruned(rel_dir, reason)
                 return None
             rules = outer
         return rules.adding(rel_dir, [self._scanner.root / rel_dir / ".embedstoreignore"])
 
 
-def _parent_dir(rel_dir: str) -> str:
-    """``"a/"`` of ``"a/b/"``, ``""`` of ``"a/"``."""
-    parent = rel_dir[:-1].rpartition("/")[0]
+def _parent_dir(rel_path: str) -> str:
+    """The folder holding a path: ``"a/"`` of ``"a/b/"`` or of ``"a/b"``, ``""`` of ``"a/"``."""
+    parent = rel_path.rstrip("/").rpartition("/")[0]
     return f"{parent}/" if parent else ""
 
 
-def _folder_skip_reason(name: str) -> SkipReason | Literal["vcs"] | None:
-    """Why a folder is pruned for its name alone ("vcs": silently, it is metadata)."""
+def _folder_skip_reason(name: str, rel_path: str) -> SkipReason | Literal["vcs"] | None:
+    """What a folder is by its name (and, for a few, its parent's): "output" only says it
+    may be a build's (see _Scanner.prune_reason)."""
     if name in _VCS_DIR_NAMES:
         return "vcs"
     if not _decodable(name):
         return "undecodable_name"
-    if name in _VENDORED_DIR_NAMES or name.endswith(_VENDORED_DIR_SUFFIXES):
+    if name in _VENDORED_DIR_NAMES or f"/{rel_path}".endswith(_VENDORED_DIR_PATHS):
         return "vendored"
+    if name in _OUTPUT_DIR_NAMES:
+        return "output"
+    if name in _CACHE_DIR_NAMES or name.endswith(_CACHE_DIR_SUFFIXES):
+        return "cache"
     return None
 
 

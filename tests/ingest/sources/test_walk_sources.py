@@ -70,6 +70,7 @@ def test_vendored_and_vcs_folders_are_pruned_unlisted(
             ".venv/lib/site.py": "x = 1\n",
             "src/__pycache__/app.cpython-311.py": "x = 1\n",
             "target/debug/build.rs": "fn main() {}\n",
+            "Cargo.toml": "[package]\n",  # makes target/ a build's output
             "pkg.egg-info/PKG-INFO": "Name: pkg\n",
             ".git/config": "[core]\n",
         }
@@ -77,10 +78,11 @@ def test_vendored_and_vcs_folders_are_pruned_unlisted(
 
     rel_paths, stats = scan(root)
 
-    assert rel_paths == ["src/app.py"]
+    assert rel_paths == ["Cargo.toml", "src/app.py"]
     assert sorted(listed_folders) == [".", "src"]
     # .git is repository metadata, not a skipped source: it is not counted.
-    assert stats.skipped == skips(vendored=5)
+    assert stats.skipped == skips(vendored=2, output=1, cache=2)
+    assert stats.pruned == {".venv/": "vendored", "node_modules/": "vendored", "target/": "output"}
 
 
 def test_binaries_are_skipped_by_extension_nul_byte_or_invalid_utf8(
