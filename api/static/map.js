@@ -1,7 +1,7 @@
 // The Map view: GET /v1/collections/{name}/map drawn on a <canvas> (no plotting
 // library to ship), coloured by folder, language, kind or file, with the current
 // search results ringed and numbered; a click on a point shows its result, or its
-// file. Uses `$`, `api`, `ALL`, `collectionNames`, `showResult` and `openFile` from app.js.
+// file. Uses `$`, `api`, `ALL`, `collectionNames` and `showResult` from app.js, `openFile` from file.js.
 "use strict";
 
 // The palette and the "(other)" rule of embedstore/plot/colors.py, so the page
@@ -176,7 +176,8 @@ $("map-canvas").addEventListener("click", (event) => {
   const collection = mapState.data.collection;
   const rank = mapState.results.findIndex((hit) => hit.id === p.id && hit.collection === collection);
   if (rank >= 0) showResult(rank);
-  else openFile({ collection, path: p.path, start: p.start_line, end: p.end_line });
+  // A unit no search matched: the whole of it is what the point stands for.
+  else openFile({ collection, path: p.path, start: p.start_line, end: p.end_line, marked: [p.start_line, p.end_line] });
 });
 
 document.addEventListener("panel-shown", (event) => {

@@ -37,3 +37,12 @@ _wait_patiently()
 def params_of(page: Page) -> dict[str, list[str]]:
     """The page's search state, as its URL holds it."""
     return parse_qs(urlsplit(page.url).query)
+
+
+def units_in_view(page: Page) -> int:
+    """How many results (a card, or a member under its class) are whole in the window."""
+    return int(page.evaluate("""() => [...document.querySelectorAll(".hit .head")].filter((h) => {
+        const box = h.parentElement.getBoundingClientRect();
+        const code = h.nextElementSibling.getBoundingClientRect();
+        return box.top >= 0 && code.bottom <= window.innerHeight;
+    }).length"""))

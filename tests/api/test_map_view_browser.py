@@ -132,15 +132,18 @@ def test_a_click_on_a_point_shows_its_result_or_else_its_file(base_url: str) -> 
             page.goto(base_url + "/")
             page.fill("#query", "split a string into shell tokens")
             page.click("button[type=submit]")
-            expect(page.locator(".hit")).to_have_count(10)
+            # Ten results: cards, and members shown under their class.
+            expect(page.locator("#results [data-rank]")).to_have_count(10)
             page.click("#views button[data-view=map]")
             expect(page.locator("#map-canvas")).to_have_attribute("data-highlighted", "10")
 
             # The 8th result: far down the list, out of view until the map points at it.
-            eighth = page.locator(".hit").nth(7)
+            eighth = page.locator('#results [data-rank="7"]')
             click_point(page, point_of(page, "hit === 7"))
             expect(eighth).to_be_in_viewport()
-            expect(eighth).to_have_class(re.compile(r"\bflash\b"))
+            # Its card flashes (its class's card, if it is shown under one).
+            card = eighth.locator("xpath=ancestor-or-self::article[1]")
+            expect(card).to_have_class(re.compile(r"\bflash\b"))
             expect(page.locator("#map-view")).to_be_hidden()
             expect(page.locator("#views button.active")).to_have_text("Results")
 

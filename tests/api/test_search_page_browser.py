@@ -14,7 +14,7 @@ import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
-from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.browser import CHROMIUM, CHROMIUM_ARGS, units_in_view
 from tests.api.server import Server, running_server
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ def searched(server: Server, query: str, mode: str) -> Iterator[Page]:
         page.goto(server.url + "/")
         expect(page.locator("#collection option")).to_have_count(1)
         page.fill("#query", query)
+        page.click("#options-toggle")
         page.check(f"input[name=mode][value={mode}]")
         page.click("button[type=submit]")
         expect(page.locator(".hit").first).to_be_visible()
@@ -68,30 +69,50 @@ def test_query_shows_the_function_with_its_location(page_server: Server, tmp_pat
     assert (tmp_path / "search-page.png").stat().st_size > 10_000
 
 
-def test_a_long_function_shows_its_range_its_head_and_how_many_lines_are_folded(
+def test_a_long_function_shows_its_range_and_a_few_lines_that_unfold(
     page_server: Server,
 ) -> None:
     from playwright.sync_api import expect
 
     with searched(page_server, "read_token", "lexical") as page:
-        hit = page.locator(".hit", has=page.locator(".meta", has_text="read_token")).first
-        location = hit.locator(".location").inner_text()
-        found = re.fullmatch(r"\d+\. shlex\.py:(\d+)-(\d+)", location)
+        unit = page.locator(".unit", has=page.locator(
+            ":scope > .head .symbol", has_text="read_token")).first
+        location = unit.locator(":scope > .head .location").inner_text()
+        found = re.fullmatch(r"(?:\d+\. )?shlex\.py:(\d+)-(\d+)", location)
         assert found, location
         start, end = int(found[1]), int(found[2])
         total = end - start + 1
         assert total > 100  # the whole method, not a piece of it
-        visible = hit.locator(".line:visible")
+        visible = unit.locator(":scope > .code .line:visible")
         shown = visible.count()
-        assert 12 <= shown < total
+        assert 1 <= shown <= 5  # a compact card: its first line, then the matched piece
         assert "def read_token(" in visible.first.inner_text()
         assert visible.first.locator(".linenos").inner_text().strip() == str(start)
-        more = hit.locator("button.more")
-        expect(more).to_have_text(f"… {total - shown} more lines")
-        assert hit.locator(".line.match").count() > 0  # the matched piece is marked
+        more = unit.locator(":scope > .head button.more")
+        expect(more).to_have_text(f"+{total - shown} lines")
         more.click()
-        expect(hit.locator(".line:visible")).to_have_count(total)
-        expect(more).to_have_text("show less")
+        expect(unit.locator(":scope > .code .line:visible")).to_have_count(total)
+        expect(more).to_have_text("less")
+
+
+def test_five_results_fit_a_laptop_and_a_file_marks_only_the_matched_lines(
+    page_server: Server,
+) -> None:
+    """Issue 31: a result was 450 px tall, and a file's whole 181-line range was yellow."""
+    from playwright.sync_api import expect
+
+    with searched(page_server, "read the next token, honouring quotes and escapes",
+                  "hybrid") as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        assert units_in_view(page) >= 5
+        head = page.locator(".hit .head", has=page.locator(".symbol", has_text="read_token"))
+        head.first.locator(".location a").click()
+        marked = page.locator("#file-code .line.selected")
+        expect(marked.first).to_be_in_viewport()  # scrolled to the matched lines
+        unit = page.locator("#file-code .line.in-unit")
+        assert unit.count() > 100  # read_token, whole
+        assert 1 <= marked.count() < unit.count()
+        assert page.locator("#file-code .text span").count() > 1000  # highlighted
 
 
 def test_a_search_sent_before_the_collections_are_listed_runs_when_they_are(

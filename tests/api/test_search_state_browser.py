@@ -4,6 +4,7 @@ model."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sysconfig
 from collections.abc import Iterator
@@ -52,7 +53,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def paths_of(page: Page) -> list[str]:
-    return [loc.split(". ", 1)[1].rsplit(":", 1)[0]
+    """Each result's path: a card's ("1. path:lines") and a member's ("path:lines")."""
+    return [re.sub(r"^\d+\. ", "", loc).rsplit(":", 1)[0]
             for loc in page.locator(".hit .location").all_inner_texts()]
 
 
@@ -89,6 +91,7 @@ def test_filters_go_into_the_url_and_back_restores_the_previous_search(
     expect(page.locator("#empty")).to_be_visible()  # no query yet: examples to click
     page.select_option("#collection", "stdlib")
     page.fill("#query", "split a string into tokens like a shell")
+    page.click("#options-toggle")  # mode, k and filters are folded at first
     page.fill("#language", "markdown")
     page.click("button[type=submit]")
     expect(page.locator(".hit").first).to_be_visible()
