@@ -419,12 +419,15 @@ _ANNOTATION = ("#[", "#![", "@")
 def _header_line(lines: dict[int, str], row: DefinitionRow) -> str:
     """The line naming the definition (`pub struct Point {`), past its attributes and
     decorators; failing one, its first line."""
+    first = lines.get(row.start_line, "").strip()
+    if not first.startswith(_ANNOTATION):
+        return first
     name = re.compile(rf"(?<![\w$]){re.escape(row.name)}(?![\w$])") if row.name else None
     for n in range(row.start_line, row.signature_end_line + 1):
         line = lines.get(n, "").strip()
         if name is not None and not line.startswith(_ANNOTATION) and name.search(line):
             return line
-    return lines.get(row.start_line, "").strip()
+    return first
 
 
 # ---- packing ---------------------------------------------------------------------------------
