@@ -71,11 +71,12 @@ def index(
                      "local to start one on this machine's CPUs; one model per actor, one actor "
                      "per GPU (else per CPU). Needs the ray extra [default: encode here]."),
     ] = None,
-    include_vendored: Annotated[bool, typer.Option(
-        "--include-vendored",
-        help="Index vendored folders too (vendor/, _vendor/, third_party/, node_modules/...); "
-             "the collection keeps the choice [default: skip them].",
-    )] = False,
+    include_vendored: Annotated[bool | None, typer.Option(
+        "--include-vendored/--skip-vendored",
+        help="Index vendored folders too (vendor/, _vendor/, third_party/, node_modules/...), "
+             "or skip them again [default: as the collection last did, else skip them].",
+        show_default=False,
+    )] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -88,7 +89,7 @@ def index(
     options = IndexOptions(
         name=name, encoder=encoder, pooling=pooling, index_kind=index_kind,
         rebuild=rebuild, batch_size=batch_size, precision=precision, ray=ray,
-        include_vendored=include_vendored or None,
+        include_vendored=include_vendored,
     )
     with RichProgress(err, enabled=not as_json) as progress:
         report = index_folder(

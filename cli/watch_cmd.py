@@ -26,11 +26,12 @@ def watch(
     name: Annotated[str | None, typer.Option(
         "--name", "-n", callback=refuse_empty, help="Collection name [default: folder name].",
     )] = None,
-    include_vendored: Annotated[bool, typer.Option(
-        "--include-vendored",
-        help="Index vendored folders too (vendor/, _vendor/, third_party/, node_modules/...); "
-             "the collection keeps the choice [default: skip them].",
-    )] = False,
+    include_vendored: Annotated[bool | None, typer.Option(
+        "--include-vendored/--skip-vendored",
+        help="Index vendored folders too (vendor/, _vendor/, third_party/, node_modules/...), "
+             "or skip them again [default: as the collection last did, else skip them].",
+        show_default=False,
+    )] = None,
     store: StoreOption = None,
 ) -> None:
     """Index a folder, then re-index what changes as you edit, until Ctrl-C.
@@ -52,7 +53,7 @@ def watch(
     from embedstore.ingest.watch import watch_folder
 
     the_store = open_store(store)
-    options = IndexOptions(name=name, include_vendored=include_vendored or None)
+    options = IndexOptions(name=name, include_vendored=include_vendored)
     # A first run in the foreground: a wrong path or encoder fails here, with progress shown.
     with RichProgress(err) as progress:
         first = index_folder(the_store, path, options, PipeSafeProgress(progress, err.file))
