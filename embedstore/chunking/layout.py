@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from embedstore.chunking.budget import Budget, Span
-from embedstore.chunking.grammars import CLASS_KINDS
+from embedstore.chunking.grammars import CLASS_KINDS, VALUE_KINDS
 from embedstore.chunking.outline import Block
 from embedstore.chunking.types import Chunk
 
@@ -55,9 +55,7 @@ def _region(
     for first, last, block in segments:
         if block is not None:
             continuation = _join_context(inner, block.header)
-            # A named definition is a unit of its own: joined with its neighbours it
-            # would be one vector for several names (and their doc comments).
-            own = scope if block.symbol is None else _own_scope(first)
+            own = _merge_scope(block, scope, first)
             span = Span(first, last, block.kind, block.symbol, inner, continuation, own)
         elif owner is None:
             span = Span(first, last, MODULE_KIND, None, "", "", scope)
@@ -173,10 +171,20 @@ def _is_bare(segment: Segment, budget: Budget) -> bool:
     return block is None and not any(char.isalnum() for char in budget.text(first, last))
 
 
-def _own_scope(first: int) -> int:
-    """A merge scope no other span has: spans merge only within one scope, and the
-    scopes of regions are their (positive) first lines."""
-    return -first
+def _merge_scope(block: Block, region: int, first: int) -> int:
+    """The scope of a definition's span in a region: spans merge only within one.
+
+    Short named definitions merge with each other (a one-line getter says little
+    alone) but never with unnamed lines, whose group would hide them; a value
+    (`export const prepend = NEA.prepend`) merges with nothing, as it is looked up
+    by its name and its doc comment. Regions' scopes are their first lines (>= 0):
+    named definitions get odd negative scopes, values even ones.
+    """
+    if block.symbol is None:
+        return region
+    if block.kind in VALUE_KINDS:
+        return -2 * first - 2
+    return -2 * region - 1
 
 
 def _join_context(outer: str, header: str) -> str:

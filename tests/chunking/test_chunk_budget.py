@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from embedstore.chunking import MIN_MAX_TOKENS, Chunk, TokenCounter, chunk_file
-from embedstore.chunking.budget import Budget, Span
 
 if TYPE_CHECKING:
     from conftest import Layout, RecordingCounter
@@ -23,34 +22,48 @@ def big_function(name: str) -> str:
     return f"def {name}(value):\n{body}    return value\n\n"
 
 
-def test_named_neighbours_are_units_of_their_own(outline: Callable[..., Layout]) -> None:
-    # Joined, three getters would be one vector for three names.
-    text = getters("ab") + big_function("run")
+def test_tiny_neighbours_are_merged(outline: Callable[..., Layout]) -> None:
+    text = getters("abc") + big_function("run") + getters("de")
     assert outline(text, "python") == [
-        ("function", "get_a", 1, 2),
-        ("function", "get_b", 4, 5),
-        ("function", "run", 7, 14),
+        ("function", "get_a, get_b, get_c", 1, 8),
+        ("function", "run", 10, 17),
+        ("function", "get_d, get_e", 19, 23),
     ]
 
 
-def test_merging_stops_at_the_budget(count_tokens: TokenCounter) -> None:
-    # Six 2-line statements of 4 words: three and the 2 specials make 14 tokens, four 18.
-    lines = getters("abcdef").split("\n")
-    budget = Budget(lines, 16, count_tokens)
-    spans = [Span(n, n + 1, "module") for n in range(1, len(lines) - 1, 3)]
-    assert [(c.start_line, c.end_line) for c in budget.pack(spans)] == [(1, 8), (10, 17)]
+def test_merging_stops_at_the_budget(outline: Callable[..., Layout]) -> None:
+    # A getter is 4 words: three of them and the 2 specials make 14 tokens, four 18.
+    assert outline(getters("abcdef"), "python", 16) == [
+        ("function", "get_a, get_b, get_c", 1, 8),
+        ("function", "get_d, get_e, get_f", 10, 17),
+    ]
 
 
-def test_members_of_a_split_class_stay_apart(outline: Callable[..., Layout]) -> None:
+def test_members_of_a_split_class_merge_only_among_themselves(
+    outline: Callable[..., Layout],
+) -> None:
     members = big_function("run") + getters("xy")
     text = "class Point:\n" + "".join(f"    {line}\n" for line in members.splitlines())
     text += "limit = 3\n"
     assert outline(text, "python", 16) == [
         ("class", "Point", 1, 15),  # the class's outline
         ("method", "Point.run", 2, 9),
-        ("method", "Point.get_x", 11, 12),
-        ("method", "Point.get_y", 14, 15),
+        ("method", "Point.get_x, Point.get_y", 11, 15),
+        # As short as the getters, but outside the class.
         ("module", None, 17, 17),
+    ]
+
+
+def test_members_on_either_side_of_class_lines_are_not_merged(
+    outline: Callable[..., Layout],
+) -> None:
+    members = big_function("run") + getters("xy") + "LIMIT = 3\n\n" + getters("zw")
+    text = "class Point:\n" + "".join(f"    {line}\n" for line in members.splitlines())
+    assert outline(text, "python", 30) == [
+        ("class", "Point", 1, 23),  # its outline holds `LIMIT = 3`
+        ("method", "Point.run", 2, 9),
+        ("method", "Point.get_x, Point.get_y", 11, 15),
+        ("method", "Point.get_z, Point.get_w", 19, 23),
     ]
 
 
