@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TextIO, TypeVar
+from typing import IO, TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.text import Text
@@ -137,7 +137,7 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def silence(stream: TextIO) -> None:
+def silence(stream: IO[str]) -> None:
     """Point ``stream`` (whose reader has gone) at /dev/null: what is still buffered, and
     what is written later, must not fail again."""
     try:

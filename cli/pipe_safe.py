@@ -8,7 +8,7 @@ away ends the search, see common.cli_errors: there the output is the whole point
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TextIO
+from typing import IO
 
 from embedstore.cli.common import silence
 from embedstore.progress import Progress
@@ -17,7 +17,7 @@ from embedstore.progress import Progress
 class PipeSafeProgress:
     """``inner``, until writing to ``stream`` fails for a closed pipe; nothing after."""
 
-    def __init__(self, inner: Progress, stream: TextIO) -> None:
+    def __init__(self, inner: Progress, stream: IO[str]) -> None:
         self._inner = inner
         self._stream = stream
         self._closed = False
