@@ -7,6 +7,7 @@ Each docstring is the description an agent reads when it chooses a tool; the
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -44,6 +45,7 @@ from embedstore.retrieval.context import (
 )
 from embedstore.retrieval.federation import LocalMember, Skipped, open_members, search_members
 from embedstore.retrieval.filters import SearchFilters
+from embedstore.retrieval.prompt_formats import layout_prompt
 from embedstore.store import db
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
@@ -195,6 +197,12 @@ class Tools:
         include: IncludeArg = None,
         exclude: ExcludeArg = None,
         language: LanguageArg = None,
+        format: Annotated[
+            Literal["qwen", "starcoder2", "deepseek-coder", "codellama", "llama-infill"] | None,
+            Field(description="Answer a completion model's whole fill-in-the-middle prompt in "
+                  "this family's layout (llama-infill: llama.cpp's /infill JSON body), with "
+                  "paths relative to the repository as the model was trained on them."),
+        ] = None,
     ) -> Annotated[CallToolResult, ContextOutput]:
         """Before writing or completing code at a cursor: what that code needs from OTHER
         files of the repository, i.e. signatures (then bodies, budget permitting) of the
@@ -205,9 +213,20 @@ class Tools:
         with self._lease(collection) as opened:
             before, after, where = _cursor_code(opened, code, code_after, path, line)
             filters = _filters([opened], include, exclude, language)
-            packed = _cursor_context(opened, before, after, where, max_tokens, filters)
-            found = _context_output([opened], "", packed)
-        return _answer(found, packed.text or "No definitions of other files fit the budget.")
+            if format is None:
+                packed = _cursor_context(opened, before, after, where, max_tokens, filters)
+                found = _context_output([opened], "", packed)
+                return _answer(
+                    found, packed.text or "No definitions of other files fit the budget."
+                )
+            packed = context_for_code(opened, before, code_after=after, path=where,
+                                      max_tokens=max_tokens, filters=filters)
+            prompt = layout_prompt(packed, format, code=before, code_after=after or "",
+                                   path=where or "", repo=opened.name)
+            root = opened.manifest.source_root
+            placed = [_placed(b, root) for b in packed.blocks] if root else packed.blocks
+            found = _context_output([opened], "", dataclasses.replace(packed, blocks=placed))
+        return _answer(found, prompt if isinstance(prompt, str) else json.dumps(prompt))
 
     def list_collections(
         self, collection: Annotated[

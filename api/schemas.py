@@ -24,6 +24,8 @@ from embedstore.ingest.documents import MAX_ID_CHARS, MAX_PATH_CHARS, PRINTABLE
 from embedstore.retrieval.filters import SearchFilters
 
 Mode = Literal["hybrid", "dense", "lexical"]
+# embedstore.retrieval.prompt_formats.PROMPT_FORMATS, spelled out for the schema.
+PromptFormat = Literal["qwen", "starcoder2", "deepseek-coder", "codellama", "llama-infill"]
 IndexKind = Literal["auto", "flat", "ivfpq"]
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -289,7 +291,7 @@ def _not_null(value: object) -> object:
 # A field that may be left out but is never null: "exactly one of query or code" is then
 # a oneOf of which fields are present, and a null could not slip between its branches.
 Omittable = BeforeValidator(_not_null)
-_QUESTION_FIELDS = ("query", "code", "code_after", "path")
+_QUESTION_FIELDS = ("query", "code", "code_after", "path", "format")
 
 
 def _context_schema(schema: dict[str, Any]) -> None:
@@ -323,6 +325,12 @@ class ContextRequest(Strict):
         default=None,
         description="The edited file's path in the collection: kept out of the answer.",
     )
+    format: Annotated[PromptFormat | SkipJsonSchema[None], Omittable] = Field(
+        default=None,
+        description="With code: also lay out a completion model's whole fill-in-the-middle "
+        "prompt (the response's `prompt`): a text for qwen, starcoder2, deepseek-coder and "
+        "codellama, the JSON body of llama.cpp's /infill for llama-infill.",
+    )
     tokenizer: str | None = Field(
         default=None, min_length=1, max_length=MAX_PATH_CHARS, description=TOKENIZER_HELP
     )
@@ -334,8 +342,10 @@ class ContextRequest(Strict):
     def _one_question(self) -> ContextRequest:
         if (self.query is None) == (self.code is None):
             raise ValueError("send exactly one of query or code")
-        if self.code is None and (self.code_after is not None or self.path is not None):
-            raise ValueError("code_after and path go with code")
+        if self.code is None and (
+            self.code_after is not None or self.path is not None or self.format is not None
+        ):
+            raise ValueError("code_after, path and format go with code")
         return self
 
 
@@ -355,6 +365,9 @@ class ContextResponse(BaseModel):
     max_tokens: int
     text: str
     blocks: list[ContextBlockOut]
+    prompt: str | dict[str, Any] | None = Field(
+        default=None, description="With format: the whole prompt, or llama.cpp's /infill body."
+    )
 
 
 class ManyContextResponse(ContextResponse):

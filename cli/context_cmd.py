@@ -88,7 +88,9 @@ def context(
         typer.Option(
             "--format", "-f",
             help="text: the context itself, ready for a prompt; json: it with each block's "
-            "path and line ranges.",
+            "path and line ranges; with --at or --code, a model's whole fill-in-the-middle "
+            "prompt: qwen, starcoder2, deepseek-coder, codellama, or llama-infill (the JSON "
+            "body of llama.cpp's /infill).",
         ),
     ] = "text",
     as_json: JsonAliasOption = False,
@@ -102,6 +104,11 @@ def context(
         raise typer.BadParameter("give exactly one of QUERY, --at or --code")
     if path is not None and code is None:
         raise typer.BadParameter("--path goes with --code", param_hint="'--path'")
+    if output not in ("text", "json") and query is not None:
+        raise typer.BadParameter(
+            f"{output} lays out code at a cursor: use it with --at or --code",
+            param_hint="'--format'",
+        )
     cursor = parse_at(at) if at is not None else None  # before any collection opens
     collections, skipped = open_collections(store, names)
     filters = make_filters(collections, mode, include, exclude, language, None)
@@ -131,6 +138,9 @@ def context(
             collection, before, code_after=after, path=rel_path, max_tokens=max_tokens,
             tokenizer=tokenizer, filters=filters.for_root(root),
         )
+        if output not in ("text", "json"):
+            print_prompt(packed, output, before, after or "", rel_path or "", collection.name)
+            return
     note_skipped(skipped)
     if output == "json":
         print_json({
@@ -145,6 +155,21 @@ def context(
         })
         return
     sys.stdout.write(packed.text + "\n")
+
+
+def print_prompt(
+    packed: RagContext, prompt_format: str, before: str, after: str, path: str, repo: str
+) -> None:
+    """The whole prompt, exactly: no newline after it, since the model continues from there."""
+    from embedstore.retrieval.prompt_formats import layout_prompt
+
+    prompt = layout_prompt(
+        packed, prompt_format, code=before, code_after=after, path=path, repo=repo
+    )
+    if isinstance(prompt, dict):
+        print_json(prompt)
+    else:
+        sys.stdout.write(prompt)
 
 
 def collection_for(collections: list[Collection], file: Path | None) -> Collection:

@@ -58,7 +58,11 @@ NprobeOption = Annotated[
 ]
 JsonAliasOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 SearchFormat = Literal["text", "json", "jsonl", "vimgrep"]
-ContextFormat = Literal["text", "json"]
+# text and json print the context; the others lay out a completion model's whole prompt
+# (embedstore.retrieval.prompt_formats.PROMPT_FORMATS, spelled out for Typer and mypy).
+ContextFormat = Literal[
+    "text", "json", "qwen", "starcoder2", "deepseek-coder", "codellama", "llama-infill"
+]
 
 
 def make_filters(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from fastapi import APIRouter
@@ -30,6 +31,7 @@ from embedstore.retrieval import context as context_module
 from embedstore.retrieval import search as search_module
 from embedstore.retrieval.code_context import context_for_code
 from embedstore.retrieval.context import RagContext
+from embedstore.retrieval.prompt_formats import layout_prompt
 from embedstore.retrieval.search import SearchResult
 from embedstore.retrieval.tokenizers import (
     encoding_names,
@@ -154,6 +156,7 @@ def context(body: ContextRequest, state: StateDep, collection: CollectionDep) ->
     """Context for a question in words (``query``), or for the code at a cursor (``code``)."""
     filters = body.filters.to_library()
     count = tokenizer_for(state, body.tokenizer)
+    prompt: str | dict[str, Any] | None = None
     if body.code is not None:
         limit = state.settings.max_document_chars
         if len(body.code) + len(body.code_after or "") > limit:
@@ -162,6 +165,11 @@ def context(body: ContextRequest, state: StateDep, collection: CollectionDep) ->
             collection, body.code, code_after=body.code_after, path=body.path,
             max_tokens=body.max_tokens, tokenizer=count, filters=filters,
         )
+        if body.format is not None:
+            prompt = layout_prompt(
+                packed, body.format, code=body.code, code_after=body.code_after or "",
+                path=body.path or "", repo=collection.name,
+            )
     else:
         query = body.query or ""
         check_queries(state, [query], 1)
@@ -169,13 +177,17 @@ def context(body: ContextRequest, state: StateDep, collection: CollectionDep) ->
             collection, query, body.max_tokens, mode=body.mode, filters=filters,
             count_tokens=count,
         )
-    return context_out(body.query or "", collection.name, packed)
+    return context_out(body.query or "", collection.name, packed, prompt)
 
 
-def context_out(query: str, collection: str, packed: RagContext) -> ContextResponse:
+def context_out(
+    query: str, collection: str, packed: RagContext,
+    prompt: str | dict[str, Any] | None = None,
+) -> ContextResponse:
     return ContextResponse(
         query=query, collection=collection, tokens=packed.tokens,
         max_tokens=packed.max_tokens, text=packed.text,
         blocks=[ContextBlockOut(path=b.path, start_line=b.start_line, end_line=b.end_line,
                                 ranges=b.ranges) for b in packed.blocks],
+        prompt=prompt,
     )

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from embedstore.errors import UserInputError
-from embedstore.languages import line_comment
+from embedstore.languages import detect_language, line_comment
 from embedstore.retrieval.context import ContextBlock
 
 if TYPE_CHECKING:
@@ -114,10 +114,13 @@ def render_prompt(
     code: str,
     code_after: str = "",
     path: str = "",
-    language: str = "",
     repo: str = "",
 ) -> str:
-    """The whole prompt text for ``prompt_format`` (any but ``llama-infill``, a JSON body)."""
+    """The whole prompt text for ``prompt_format`` (any but ``llama-infill``, a JSON body).
+
+    ``path`` is the edited file's path in the repository (its language names the comment
+    that heads files where the family has no file token), ``repo`` the repository's name.
+    """
     if check_format(prompt_format) == LLAMA_INFILL:
         raise UserInputError(f"{LLAMA_INFILL} is a JSON body: use llama_infill_body")
     layout = _LAYOUTS[prompt_format]
@@ -127,7 +130,7 @@ def render_prompt(
     )
     return layout.repo.format(repo=repo) + layout.fim.format(
         files=files, path=path, prefix=code, suffix=code_after,
-        comment=line_comment(language),
+        comment=line_comment(detect_language(path)),
     )
 
 
@@ -139,3 +142,20 @@ def llama_infill_body(context: RagContext, *, code: str, code_after: str = "") -
         "input_extra": [{"filename": f.path, "text": f.text} for f in context_files(context)],
     }
 
+
+
+def layout_prompt(
+    context: RagContext,
+    prompt_format: str,
+    *,
+    code: str,
+    code_after: str = "",
+    path: str = "",
+    repo: str = "",
+) -> str | dict[str, Any]:
+    """What a face answers for ``prompt_format``: the prompt text, or llama.cpp's JSON body."""
+    if check_format(prompt_format) == LLAMA_INFILL:
+        return llama_infill_body(context, code=code, code_after=code_after)
+    return render_prompt(
+        context, prompt_format, code=code, code_after=code_after, path=path, repo=repo
+    )

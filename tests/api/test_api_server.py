@@ -124,6 +124,25 @@ def test_context_for_the_code_at_a_cursor(client: httpx.Client, roots: dict[str,
     assert secret.status_code == 403
 
 
+def test_context_for_a_cursor_in_a_models_prompt_format(client: httpx.Client) -> None:
+    code = "from fnmatch import translate\n\nregex = "
+    qwen = client.post("/v1/collections/code/context", json={
+        "code": code, "code_after": "\n", "path": "mine.py", "format": "qwen",
+    })
+    assert qwen.status_code == 200, qwen.text
+    prompt = qwen.json()["prompt"]
+    assert prompt.startswith("<|repo_name|>code\n<|file_sep|>fnmatch.py\n")
+    assert prompt.endswith(f"<|file_sep|>mine.py\n<|fim_prefix|>{code}<|fim_suffix|>\n"
+                           "<|fim_middle|>")
+    infill = client.post("/v1/collections/code/context",
+                         json={"code": code, "format": "llama-infill"}).json()["prompt"]
+    assert infill["input_prefix"] == code
+    assert "fnmatch.py" in {e["filename"] for e in infill["input_extra"]}
+    for bad in ({"code": code, "format": "gpt"}, {"query": "x", "format": "qwen"}):
+        refused = client.post("/v1/collections/code/context", json=bad)
+        assert refused.status_code == 422, bad
+
+
 def test_search_and_context_across_collections(
     client: httpx.Client, roots: dict[str, Path]
 ) -> None:

@@ -110,3 +110,39 @@ def test_errors_are_one_line(indexed: tuple[Path, Path], monkeypatch: pytest.Mon
     unknown = runner.invoke(app, ["context", "--code", "-", "--tokenizer", "gpt-17",
                                   "--store", str(store)], input="x = 1\n")
     assert unknown.exit_code == 1 and "unknown tokenizer 'gpt-17'" in unknown.stderr
+
+
+def test_a_prompt_format_prints_the_models_whole_prompt(indexed: tuple[Path, Path]) -> None:
+    root, store = indexed
+    done = runner.invoke(app, ["context", "--at", f"{root / 'main.py'}:5", "--store", str(store),
+                               "--format", "starcoder2"])
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.startswith("<repo_name>site<file_sep>tools.py\n")
+    assert "def normalize_title(text: str, width: int = 40) -> str:" in done.stdout
+    # Nothing after <fim_middle>: the model continues right there.
+    assert done.stdout.endswith(
+        "<file_sep>main.py\n<fim_prefix>from tools import normalize_title\n\n\n"
+        "def page(raw: str) -> str:\n<fim_suffix>    header = normalize_title(raw)\n"
+        "    return header\n<fim_middle>"
+    )
+
+
+def test_llama_infill_prints_the_body_for_llama_cpp(indexed: tuple[Path, Path]) -> None:
+    root, store = indexed
+    done = runner.invoke(app, ["context", "--at", f"{root / 'main.py'}:5", "--store", str(store),
+                               "--format", "llama-infill"])
+    assert done.exit_code == 0, done.stderr
+    body = json.loads(done.stdout)
+    assert set(body) == {"input_prefix", "input_suffix", "input_extra"}
+    assert body["input_suffix"].startswith("    header = normalize_title(raw)")
+    assert [e["filename"] for e in body["input_extra"]] == ["tools.py"]
+
+
+def test_a_prompt_format_for_a_question_in_words_is_a_usage_error(
+    indexed: tuple[Path, Path],
+) -> None:
+    _, store = indexed
+    done = runner.invoke(app, ["context", "normalize titles", "--store", str(store),
+                               "--format", "qwen"])
+    assert done.exit_code == 2
+    assert "use it with --at or --code" in done.stderr

@@ -352,6 +352,33 @@ def test_context_for_code_reads_the_cursor_from_a_file_and_line(
     assert text_of(absolute) == text_of(by_line) == text_of(by_code)
 
 
+def test_context_for_code_lays_out_a_completion_models_prompt(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    root = tmp_path / "app"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "config.py").write_text("def load_config(path):\n    return {}\n")
+    (root / "main.py").write_text("from pkg.config import load_config\n\nx = load_config(1)\n")
+    store = Store()
+    index_folder(store, root, IndexOptions(name="app", encoder=FAKE_SPEC))
+
+    qwen = call(store, "context_for_code", {"path": "main.py", "line": 3, "format": "qwen"})
+    infill = call(store, "context_for_code",
+                  {"path": "main.py", "line": 3, "format": "llama-infill"})
+
+    assert not qwen.is_error, text_of(qwen)
+    assert text_of(qwen).startswith("<|repo_name|>app\n<|file_sep|>pkg/config.py\n"
+                                    "def load_config(path):")
+    assert text_of(qwen).endswith(
+        "<|file_sep|>main.py\n<|fim_prefix|>from pkg.config import load_config\n\n"
+        "<|fim_suffix|>x = load_config(1)\n<|fim_middle|>")
+    assert qwen.structured_content is not None  # blocks still name files absolutely
+    assert qwen.structured_content["blocks"][0]["path"] == str(root / "pkg" / "config.py")
+    body = json.loads(text_of(infill))
+    assert body["input_prefix"] == "from pkg.config import load_config\n\n"
+    assert body["input_extra"][0]["filename"] == "pkg/config.py"
+
+
 def test_context_for_code_reads_only_regular_files_inside_the_collections_folder(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:

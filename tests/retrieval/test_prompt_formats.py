@@ -39,8 +39,7 @@ A_TEXT = "def f(x):\n    return x\n…\ndef g(): ...\n"
 
 def render(fmt: str) -> str:
     return render_prompt(
-        CONTEXT, fmt, code=PREFIX, code_after=SUFFIX, path="app/main.py", language="python",
-        repo="demo",
+        CONTEXT, fmt, code=PREFIX, code_after=SUFFIX, path="app/main.py", repo="demo",
     )
 
 
@@ -84,7 +83,7 @@ def test_codellama_infill_layout() -> None:
 
 def test_path_comments_use_the_language_line_comment() -> None:
     go = RagContext("", "", 0, 100, [ContextBlock("util/util.go", "go", {1: "func F() {}"})])
-    text = render_prompt(go, "deepseek-coder", code="F(", path="main.go", language="go")
+    text = render_prompt(go, "deepseek-coder", code="F(", path="main.go")
     assert text.startswith(BEGIN + "// util/util.go\nfunc F() {}\n// main.go\nF(")
 
 
