@@ -2,7 +2,7 @@
 
     python bench/eval_languages.py run LABEL [--groups typescript go rust python]
         [--factor F] [--collections LABEL]
-    python bench/eval_languages.py report BEFORE AFTER
+    python bench/eval_languages.py report BEFORE AFTER [--note TEXT]
     python bench/eval_languages.py tune [--factors 1 0.95 0.9 0.8 0.6]
 
 `run`: `embedstore eval --strict` (flat index, no baseline; hybrid, dense and lexical) of
@@ -85,7 +85,7 @@ def _mrr(ranks: Sequence[int | None]) -> float:
     return 100 * sum(rr) / len(rr)
 
 
-def report(before: str, after: str) -> None:
+def report(before: str, after: str, note: str) -> None:
     rows: list[dict[str, Any]] = []
     for group in GROUPS:
         old_path, new_path = WORK / before / f"{group}.jsonl", WORK / after / f"{group}.jsonl"
@@ -118,9 +118,11 @@ def report(before: str, after: str) -> None:
         d, lo, hi = r["gain_ci"]
         lines.append(f"| {r['language']} | {r['mode']} | {r['before']:.1f} | {r['after']:.1f} | "
                      f"{d:+.1f} [{lo:+.1f}, {hi:+.1f}] | {r['queries_after']} ({r['paired']}) |")
+    if note:
+        lines += ["", note]
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "languages.json").write_text(json.dumps(
-        {"before": before, "after": after, "rows": rows}, indent=2))
+        {"before": before, "after": after, "note": note, "rows": rows}, indent=2))
     (RESULTS / "languages.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -151,13 +153,14 @@ def main() -> None:
     reporting = sub.add_parser("report")
     reporting.add_argument("before")
     reporting.add_argument("after")
+    reporting.add_argument("--note", default="", help="what the two runs were (commits...)")
     tuning = sub.add_parser("tune")
     tuning.add_argument("--factors", nargs="+", type=float, default=[1.0, 0.95, 0.9, 0.8, 0.6])
     args = parser.parse_args()
     if args.command == "run":
         run(args.label, args.groups, args.factor, args.collections)
     elif args.command == "report":
-        report(args.before, args.after)
+        report(args.before, args.after, args.note)
     else:
         tune(args.factors)
 
