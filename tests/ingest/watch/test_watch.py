@@ -139,8 +139,10 @@ def test_the_lock_is_free_between_runs_and_a_locked_run_is_retried(
             time.sleep(3.0)  # the run meanwhile finds the collection locked
             assert len(reports) == 1
         collection.close()
-        wait_for(lambda: top_path(store, "stop everything") == "app.py", "the retried run")
+        # On the retried run's report: the old app.py may already rank first for the query.
+        wait_for(lambda: len(reports) == 2, "the retried run")
         assert reports[-1].files_changed == 1
+        assert top_path(store, "stop everything") == "app.py"
 
 
 def test_a_file_that_vanishes_mid_scan_is_left_out(
