@@ -140,3 +140,27 @@ def test_pips_build_package_is_searchable_and_its_vendored_copies_are_not_indexe
     hits = search(store.open("pip"), "BuildTracker", k=5, mode="lexical")
     assert hits[0].path == "_internal/operations/build/build_tracker.py"
     assert not [h for h in search(store.open("pip"), "requests", k=50) if "_vendor" in h.path]
+
+
+def test_the_cli_summary_names_skipped_folders_and_the_flag_keeps_them(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    from typer.testing import CliRunner
+
+    from embedstore.cli.app import app
+
+    root = tmp_path / "repo"
+    (root / "pkg" / "_vendor").mkdir(parents=True)
+    (root / "pkg" / "_vendor" / "six.py").write_text(CODE)
+    (root / "pkg" / "core.py").write_text(CODE)
+    runner = CliRunner()
+
+    first = runner.invoke(app, ["index", str(root), "--encoder", FAKE_SPEC])
+    assert first.exit_code == 0, first.stderr
+    assert ("skipped folders: pkg/_vendor/ (vendored); --include-vendored keeps vendored ones"
+            in first.stdout.splitlines())
+    kept = runner.invoke(app, ["index", str(root), "--include-vendored", "--json"])
+    assert kept.exit_code == 0 and '"files_new": 1' in kept.stdout, kept.stdout
+    assert "skipped folders" not in runner.invoke(app, ["index", str(root)]).stdout
+    dropped = runner.invoke(app, ["index", str(root), "--skip-vendored", "--json"])
+    assert '"files_deleted": 1' in dropped.stdout, dropped.stdout
