@@ -2,7 +2,8 @@
 
 A test exercises the code it tests, with the same names and often the words of
 the description: for "parse a duration from a string" `TestParseDuration`
-competes with `ParseDuration` and often wins (a third of Go's misses). Tests
+competes with `ParseDuration` and often wins (a `_test.go` unit came first in 135
+of 820 hybrid misses on validation-multi's Go repositories). Tests
 stay in the index and still rank by their scores; a test unit's score is only
 lowered by a factor when the query is descriptive, so a test beats only a much
 weaker match. A query that names code (an identifier, a path) or mentions
