@@ -18,9 +18,9 @@ CODE = "def flush_the_cache(entries):\n    return entries.clear()\n"
 
 @pytest.fixture
 def pip(tmp_path: Path, fake_encoder: FakeEncoder) -> Path:
-    """site-packages/pip indexed, with _internal/ and a sibling _vendor/."""
+    """site-packages/pip indexed, with _internal/ and a sibling _compat/."""
     root = tmp_path / "site-packages" / "pip"
-    for folder in ("_internal/utils", "_vendor"):
+    for folder in ("_internal/utils", "_compat"):
         (root / folder).mkdir(parents=True)
         (root / folder / "cache.py").write_text(CODE)
     done = runner.invoke(app, ["index", str(root), "--encoder", FAKE_SPEC])
@@ -38,11 +38,11 @@ def test_a_glob_written_from_above_the_indexed_folder(
     pip: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(pip.parent)
-    assert sorted(files()) == ["pip/_internal/utils/cache.py", "pip/_vendor/cache.py"]
+    assert sorted(files()) == ["pip/_compat/cache.py", "pip/_internal/utils/cache.py"]
     assert files("--include", "pip/_internal/**") == ["pip/_internal/utils/cache.py"]
-    assert files("--exclude", "pip/_vendor/") == ["pip/_internal/utils/cache.py"]
+    assert files("--exclude", "pip/_compat/") == ["pip/_internal/utils/cache.py"]
     assert files("--include", "_internal/**") == ["pip/_internal/utils/cache.py"]  # from the root
-    assert files("--include", "./pip/_vendor/*.py") == ["pip/_vendor/cache.py"]
+    assert files("--include", "./pip/_compat/*.py") == ["pip/_compat/cache.py"]
 
 
 def test_a_glob_written_from_inside_the_indexed_folder(
@@ -50,7 +50,7 @@ def test_a_glob_written_from_inside_the_indexed_folder(
 ) -> None:
     monkeypatch.chdir(pip / "_internal")
     assert files("--include", "utils/*.py") == ["utils/cache.py"]
-    assert files("--include", "../_vendor/**") == ["../_vendor/cache.py"]
+    assert files("--include", "../_compat/**") == ["../_compat/cache.py"]
     assert files("--include", "_internal/utils/**") == ["utils/cache.py"]  # from the root
 
 
