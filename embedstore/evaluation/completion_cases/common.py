@@ -57,6 +57,13 @@ def use_kind(target: Definition) -> str | None:
     return {"function": "call", "class": "call", "method": "method"}.get(target.kind)
 
 
+def use_of(node: Node, target: Definition, called: bool) -> Use | None:
+    """The case ``node`` (the used name) makes: a call or method call of ``target`` when
+    called, else a read of it when it is a constant; None for anything else."""
+    kind = use_kind(target) if called else ("attribute" if target.kind == "constant" else None)
+    return None if kind is None else use(node, kind, target)
+
+
 def parse(language: str, text: str) -> Node | None:
     parser = parser_for(language)
     if parser is None:

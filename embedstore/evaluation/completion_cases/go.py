@@ -23,8 +23,7 @@ from embedstore.evaluation.completion_cases.common import (
     parse,
     preorder,
     text,
-    use,
-    use_kind,
+    use_of,
 )
 
 if TYPE_CHECKING:
@@ -162,11 +161,9 @@ def _uses(
             if target is None or target.path == file.source.rel_path or node in hidden:
                 continue
             name = node.child_by_field_name("field") or node
-            called = _called(node)
-            kind = use_kind(target) if called else \
-                ("attribute" if target.kind == "constant" else None)
-            if kind is not None:
-                found.append(use(name, kind, target))
+            found_use = use_of(name, target, _called(node))
+            if found_use is not None:
+                found.append(found_use)
     return found
 
 

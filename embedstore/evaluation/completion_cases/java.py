@@ -23,8 +23,7 @@ from embedstore.evaluation.completion_cases.common import (
     parse,
     preorder,
     text,
-    use,
-    use_kind,
+    use_of,
 )
 
 if TYPE_CHECKING:
@@ -143,10 +142,9 @@ def _uses(file: _File, packages: dict[str, dict[str, Definition]]) -> list[Use]:
             if resolved is None:
                 continue
             target, name, called = resolved
-            kind = use_kind(target) if called else \
-                ("attribute" if target.kind == "constant" else None)
-            if kind is not None:
-                found.append(use(name, kind, target))
+            found_use = use_of(name, target, called)
+            if found_use is not None:
+                found.append(found_use)
     return found
 
 

@@ -26,8 +26,7 @@ from embedstore.evaluation.completion_cases.common import (
     parse,
     preorder,
     text,
-    use,
-    use_kind,
+    use_of,
 )
 
 if TYPE_CHECKING:
@@ -245,10 +244,9 @@ class _Repository:
                 if resolved is None:
                     continue
                 target, written = resolved
-                kind = use_kind(target) if _called(node) else \
-                    ("attribute" if target.kind == "constant" else None)
-                if kind is not None:
-                    found_uses.append(use(written, kind, target))
+                found_use = use_of(written, target, _called(node))
+                if found_use is not None:
+                    found_uses.append(found_use)
         return found_uses
 
     def _resolve(self, node: Node, bound: dict[str, _Binding], typed: dict[str, Definition]

@@ -25,8 +25,7 @@ from embedstore.evaluation.completion_cases.common import (
     parse,
     preorder,
     text,
-    use,
-    use_kind,
+    use_of,
 )
 
 if TYPE_CHECKING:
@@ -239,10 +238,9 @@ class _Crates:
                 if resolved is None:
                     continue
                 target, name = resolved
-                kind = use_kind(target) if _called(node) else \
-                    ("attribute" if target.kind == "constant" else None)
-                if kind is not None:
-                    found.append(use(name, kind, target))
+                found_use = use_of(name, target, _called(node))
+                if found_use is not None:
+                    found.append(found_use)
         return found
 
     def _resolve(self, node: Node, module: _Module, typed: dict[str, Definition]
