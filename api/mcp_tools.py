@@ -44,9 +44,8 @@ from embedstore.retrieval.context import (
     render,
 )
 from embedstore.retrieval.federation import LocalMember, Skipped, open_members, search_members
-from embedstore.retrieval.filters import SearchFilters
+from embedstore.retrieval.filters import SearchFilters, check_languages
 from embedstore.retrieval.prompt_formats import layout_prompt
-from embedstore.store import db
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
 
@@ -373,18 +372,7 @@ def _filters(
     exclude: list[str] | str | None, language: list[str] | str | None,
 ) -> SearchFilters:
     languages = _listed(language)
-    if languages:
-        # Any other name would silently find nothing: say which ones exist here.
-        present = sorted({language for c in collections
-                          for _, _, language in db.file_filter_rows(c.conn)})
-        unknown = [name for name in languages if name not in present]
-        if unknown:
-            where = (f"collection {collections[0].name!r}" if len(collections) == 1
-                     else "these collections")
-            raise ValueError(
-                f"{', '.join(map(repr, unknown))} is not a language of {where}; "
-                f"valid here: {', '.join(present) or 'none, it is empty'}"
-            )
+    check_languages(collections, languages)
     return SearchFilters(include=_listed(include), exclude=_listed(exclude), languages=languages)
 
 

@@ -26,6 +26,16 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
+# index and watch: whether vendored folders are indexed, kept by the collection.
+IncludeVendoredOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--include-vendored/--skip-vendored",
+        help="Index vendored folders too (vendor/, _vendor/, third_party/, node_modules/...), "
+             "or skip them again [default: as the collection last did, else skip them].",
+        show_default=False,
+    ),
+]
 StoreOption = Annotated[
     Path | None,
     typer.Option(

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from embedstore.cli.common import (
+    IncludeVendoredOption,
     JsonOption,
     StoreOption,
     cli_errors,
@@ -71,12 +72,7 @@ def index(
                      "local to start one on this machine's CPUs; one model per actor, one actor "
                      "per GPU (else per CPU). Needs the ray extra [default: encode here]."),
     ] = None,
-    include_vendored: Annotated[bool | None, typer.Option(
-        "--include-vendored/--skip-vendored",
-        help="Index vendored folders too (vendor/, _vendor/, third_party/, node_modules/...), "
-             "or skip them again [default: as the collection last did, else skip them].",
-        show_default=False,
-    )] = None,
+    include_vendored: IncludeVendoredOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
+
+from embedstore.errors import UserInputError
 
 if TYPE_CHECKING:
     from embedstore.retrieval.filters import SearchFilters
@@ -97,23 +98,12 @@ def make_filters(
 
 
 def _check_languages(collections: Sequence[Collection], languages: list[str]) -> None:
-    # The collections' own languages are the valid ones: documents pushed through
-    # the API may carry any language name, and any other name finds nothing.
-    from embedstore.store import db
+    from embedstore.retrieval.filters import check_languages
 
-    present = sorted({language for c in collections
-                      for _, _, language in db.file_filter_rows(c.conn)})
-    unknown = [name for name in languages if name not in present]
-    if unknown:
-        where = (f"collection {collections[0].name!r}" if len(collections) == 1
-                 else "these collections")
-        near = difflib.get_close_matches(unknown[0], present, n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
-        raise typer.BadParameter(
-            f"{', '.join(map(repr, unknown))} is not a language of {where}{hint} "
-            f"(valid here: {', '.join(present) or 'none, it is empty'})",
-            param_hint="'--language'",
-        )
+    try:
+        check_languages(collections, languages)
+    except UserInputError as exc:  # a bad option value: a usage error
+        raise typer.BadParameter(str(exc), param_hint="'--language'") from None
 
 
 def output_format(fmt: str, as_json: bool) -> str:

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from embedstore.cli.common import StoreOption, cli_errors, err, open_store, out
+from embedstore.cli.common import (
+    IncludeVendoredOption,
+    StoreOption,
+    cli_errors,
+    err,
+    open_store,
+    out,
+)
 from embedstore.cli.nonempty import nonempty_path, refuse_empty
 from embedstore.cli.pipe_safe import PipeSafeProgress
 
@@ -26,12 +33,7 @@ def watch(
     name: Annotated[str | None, typer.Option(
         "--name", "-n", callback=refuse_empty, help="Collection name [default: folder name].",
     )] = None,
-    include_vendored: Annotated[bool | None, typer.Option(
-        "--include-vendored/--skip-vendored",
-        help="Index vendored folders too (vendor/, _vendor/, third_party/, node_modules/...), "
-             "or skip them again [default: as the collection last did, else skip them].",
-        show_default=False,
-    )] = None,
+    include_vendored: IncludeVendoredOption = None,
     store: StoreOption = None,
 ) -> None:
     """Index a folder, then re-index what changes as you edit, until Ctrl-C.

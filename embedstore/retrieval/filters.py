@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from pathspec import GitIgnoreSpec
+
+from embedstore.errors import UserInputError
+from embedstore.store import db
+
+if TYPE_CHECKING:
+    from embedstore.store.collection import Collection
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,24 @@ class SearchFilters:
         if self.include and not _spec(self.include).match_file(path):
             return False
         return not (self.exclude and _spec(self.exclude).match_file(path))
+
+
+def check_languages(collections: Sequence[Collection], languages: Sequence[str]) -> None:
+    """Refuse a language no file of ``collections`` has: any such name would silently find
+    nothing. The collections' own languages are the valid ones (documents pushed through the
+    API may carry any language name)."""
+    present = sorted({language for c in collections
+                      for _, _, language in db.file_filter_rows(c.conn)})
+    unknown = [name for name in languages if name not in present]
+    if not unknown:
+        return
+    where = f"collection {collections[0].name!r}" if len(collections) == 1 else "these collections"
+    near = difflib.get_close_matches(unknown[0], present, n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    raise UserInputError(
+        f"{', '.join(map(repr, unknown))} is not a language of {where}{hint} "
+        f"(valid here: {', '.join(present) or 'none, it is empty'})"
+    )
 
 
 def _with_cwd_spellings(globs: tuple[str, ...], cwd: str, root: str) -> tuple[str, ...]:
