@@ -10,17 +10,7 @@ from embedstore.retrieval.code_context import context_for_code
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
-
-
-def indexed(tmp_path: Path, files: dict[str, str]) -> Collection:
-    """A collection of ``files`` (path -> text), with the fake encoder."""
-    root = tmp_path / "repo"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    store = Store(tmp_path / "store")
-    index_folder(store, root, IndexOptions(name="repo", encoder=FAKE_SPEC))
-    return store.open("repo")
+from tests.retrieval.test_code_context import indexed
 
 
 def context(collection: Collection, code: str, path: str, max_tokens: int = 2000) -> str:
