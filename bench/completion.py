@@ -3,6 +3,7 @@
     python bench/completion.py [--set stdlib|validation|validation-multi|train-multi]
                                [--repos DIR] [--label NAME] [--max-cases 200] [--seed 0]
                                [--rows "no retrieval,context, last 30 lines,..."]
+                               [--against OLD.json]
 
 stdlib: packages of this Python's standard library (tests excluded), each a repository.
 validation, validation-multi, train-multi: the pinned repositories of
@@ -11,7 +12,9 @@ when missing). The -multi sets (TypeScript, Go, Rust) are scored per language: e
 language's repositories pooled, and each on its own. Each repository is indexed with the
 default model into bench/work/completion/<set>/<label>/ and reused on later runs. Writes
 bench/results/completion.{md,json} (Python) or completion_multi.{md,json} (-multi sets), one
-section per set and --label; a section not run keeps its last results there.
+section per set and --label; a section not run keeps its last results there. --against
+compares each row's per-cursor hits with the same section of an earlier run's JSON (another
+commit's), paired bootstrap over the cursors both ran, and adds the table to the section.
 """
 
 from __future__ import annotations
@@ -28,7 +31,14 @@ from pathlib import Path
 
 from stdlib_corpus import stdlib_copy
 
-from embedstore.evaluation.completion import ROWS, check_rows, markdown_report, run_completion
+from embedstore.evaluation.bootstrap import paired_bootstrap_ci
+from embedstore.evaluation.completion import (
+    DEFAULT_BUDGETS,
+    ROWS,
+    check_rows,
+    markdown_report,
+    run_completion,
+)
 from embedstore.ingest.sources import walk_sources
 
 HERE = Path(__file__).resolve().parent
@@ -39,6 +49,9 @@ STDLIB_PACKAGES = (
     "tomllib", "unittest", "urllib", "xml",
 )
 MULTI_SETS = ("validation-multi", "train-multi")
+# Editors often give a completion model 1-2k tokens of other files in all; 256 shows
+# what comes first.
+BUDGETS = (256, *DEFAULT_BUDGETS)
 # A row's own name may hold ", " ("context, last 8 lines"); rows are separated by a bare ",".
 _ROW_SEPARATOR = re.compile(r",(?! )")
 # JavaScript and TSX repositories are scored with TypeScript's.
@@ -75,6 +88,8 @@ def main() -> None:
                         help="rows to score, comma-separated [default: all]")
     parser.add_argument("--language", action="append", choices=_SCORED[1:],
                         help="-multi sets: score only this language (repeatable) [all]")
+    parser.add_argument("--against", type=Path,
+                        help="an earlier run's completion JSON: paired before/after per row")
     args = parser.parse_args()
     rows = [r.strip() for r in _ROW_SEPARATOR.split(args.rows)]
     check_rows(rows)
@@ -88,19 +103,52 @@ def main() -> None:
     for language, members in groups.items():
         began = time.perf_counter()
         report = run_completion(
-            members, seed=args.seed, max_cases=args.max_cases, rows=rows,
+            members, seed=args.seed, max_cases=args.max_cases, rows=rows, budgets=BUDGETS,
             work=HERE / "work" / "completion" / args.which / (args.label or "default"),
         )
         total = time.perf_counter() - began
+        result = asdict(report)
+        against = ""
+        if args.against:
+            earlier = json.loads(args.against.read_text()).get(title, {})
+            against = compare(earlier.get(language, {}) if multi else earlier, result)
         section = (
             (f"### {language}: " if multi else f"## {title}: ")
             + f"{', '.join(p.name for p in members)}\n\n"
             f"{args.max_cases} cursors at most per repository; indexing "
             f"{report.index_seconds:.0f} s, total {total:.0f} s.\n\n{markdown_report(report)}"
+            + against
         )
-        result = {**asdict(report), "total_seconds": round(total, 1), "markdown": section}
+        result = {**result, "total_seconds": round(total, 1), "markdown": section}
         write_results(title, language if multi else None, result)
         print(section, flush=True)
+
+
+def compare(before: dict[str, object], after: dict[str, object]) -> str:
+    """A table of each row and budget both runs scored: recall before, after, and the paired
+    difference [bootstrap 95% CI] over the cursors both ran (by repository, file and line)."""
+    old_ids, new_ids = before.get("case_ids") or [], after["case_ids"]
+    old_hits, new_hits = before.get("hits") or {}, after["hits"]
+    assert isinstance(old_ids, list) and isinstance(new_ids, list)
+    assert isinstance(old_hits, dict) and isinstance(new_hits, dict)
+    where = {case: i for i, case in enumerate(old_ids)}
+    both = [(where[case], i) for i, case in enumerate(new_ids) if case in where]
+    if not both:
+        return "\n(--against: no cursor in common with the earlier run)\n"
+    lines = ["", f"Against the earlier run ({len(both)} cursors in common): recall before -> "
+             "after, paired difference [bootstrap 95% CI], points.", "",
+             "| row | budget | before | after | difference |", "|---|---|---|---|---|"]
+    for key, hits in new_hits.items():
+        if key not in old_hits:
+            continue
+        a = [float(hits[i]) for _, i in both]
+        b = [float(old_hits[key][j]) for j, _ in both]
+        diff, low, high = paired_bootstrap_ci(a, b)
+        row, budget = key.rsplit("@", 1)
+        lines.append(f"| {row} | {budget} | {100 * sum(b) / len(b):.1f} | "
+                     f"{100 * sum(a) / len(a):.1f} | {100 * diff:+.1f} "
+                     f"[{100 * low:+.1f}, {100 * high:+.1f}] |")
+    return "\n".join(lines) + "\n"
 
 
 def write_results(title: str, language: str | None, result: dict[str, object]) -> None:

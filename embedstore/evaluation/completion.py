@@ -251,6 +251,10 @@ class CompletionReport:
     # the headline budget, paired bootstrap 95% CI (points); empty without both rows.
     vs_context: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     index_seconds: float = 0.0
+    # Every case, "repo:path:line", in the order of ``hits``'s lists; "row@budget" -> 1/0 per
+    # case: what a later run compares with case by case (paired).
+    case_ids: list[str] = field(default_factory=list)
+    hits: dict[str, list[int]] = field(default_factory=dict)
 
 
 def summarize(
@@ -322,6 +326,10 @@ def run_completion(
     for scope, (cases, outcomes) in scopes.items():
         _add_results(report, scope, cases, outcomes)
     report.cases = len(every)
+    report.case_ids = [f"{c.repo}:{c.path}:{c.line}" for c in every]
+    _, everything = scopes[POOLED] if POOLED in scopes else next(iter(scopes.values()))
+    report.hits = {f"{row}@{budget}": [int(o.hit) for o in found]
+                   for (row, budget), found in everything.items()}
     report.kinds = {kind: sum(c.kind == kind for c in every) for kind in CASE_KINDS}
     return report
 
