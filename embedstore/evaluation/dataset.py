@@ -21,7 +21,13 @@ from embedstore.ingest.sources import walk_sources
 MIN_WORDS = 5
 # Languages whose docs give queries; their files make up the corpus.
 MINED_LANGUAGES = frozenset({"python", *DOC_STYLES})
-_SENTENCE_END = re.compile(r"\.(\s|$)|\n\s*\n")
+# A full stop then a space ends a sentence, except after an abbreviation that never
+# ends one ("if it has already resolved, e.g. from a cache" is one sentence).
+_ABBREVIATIONS = ("e.g", "i.e", "cf", "vs")
+_SENTENCE_END = re.compile(
+    "".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS) + r"\.(\s|$)|\n\s*\n",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
