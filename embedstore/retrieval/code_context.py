@@ -45,7 +45,7 @@ from embedstore.chunking.symbols import (
 )
 from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
-from embedstore.languages import detect_language
+from embedstore.languages import detect_language, tested_file_name
 from embedstore.retrieval.context import (
     ContextBlock,
     RagContext,
@@ -76,6 +76,8 @@ REPO_USES = 1.0
 UNIQUE_NAME = 0.5
 # A top-level definition of another file of the edited file's package (Go), not yet used.
 SIBLING = 0.25
+# ... of the file a test file is named after.
+TESTED = 1.0
 # Members of a class the code refers to: what the next `obj.method(` may call.
 MEMBER_SHARE = 0.5
 # Similar code (RepoCoder): the last lines as a query; its hits' scores by rank.
@@ -231,10 +233,13 @@ def _structural(
             popular = math.log1p(uses.get(row.name, 0)) / most if most else 0.0
             add(row, MODULE_SHARE * (IMPORTED + USED_NEAR * use + fresh) + USED_NEAR * reach
                 + REPO_USES * popular)
-    # The files of the same package (Go's folder) share its names with no import.
+    # The files of the same package (Go's folder) share its names with no import; a test
+    # file's tests mostly call the file it is named after (`mux_test.go`: `mux.go`).
+    subject = tested_file_name(path, language) if path else None
     for row in _definitions_in(collection, _siblings(collection, code, path, language)):
         if row.qualname == row.name:
-            add(row, SIBLING + USED_NEAR * near.get(row.name, 0.0))
+            share = TESTED if posixpath.basename(row.path) == subject else SIBLING
+            add(row, share + USED_NEAR * near.get(row.name, 0.0))
     # Names used near the cursor that the collection defines once: any language, no import.
     defined_here = {d.name for d in own.definitions}
     loose = [n for n, w in near.items()
@@ -264,10 +269,15 @@ def _in_order(lines: dict[int, str]) -> Iterator[str]:
     return (lines[n] for n in sorted(lines))
 
 
+# Files that stand for their folder's module.
+_FOLDER_MODULES = ("__init__.", "mod.rs")
+
+
 def _stem(path: str) -> str:
-    """The module name a file stands for: `a/b.py` and `a/b/__init__.py` are both `b`."""
+    """The module name a file stands for: `a/b.py`, `a/b/__init__.py` and `a/b/mod.rs` are
+    all `b`."""
     file = PurePath(path)
-    return file.parent.name if file.stem == "__init__" else file.stem
+    return file.parent.name if file.name.startswith(_FOLDER_MODULES) else file.stem
 
 
 def _resolve(
@@ -399,10 +409,19 @@ def _add_similar(
     for cand in candidates.values():
         cand.score += CO_USED * used.get(cand.row.name, 0.0)
     for rank, hit in enumerate(hits):
-        row = DefinitionRow(hit.path, hit.language, hit.symbol or "", hit.symbol or "",
-                            hit.kind, hit.start_line, hit.end_line, hit.start_line, "")
-        found = candidates.setdefault((hit.path, hit.start_line), Candidate(row))
+        row = _unit_definition(collection, hit)
+        found = candidates.setdefault((row.path, row.start_line), Candidate(row))
         found.score += SIMILAR / math.sqrt(rank + 1)
+
+
+def _unit_definition(collection: Collection, unit: db.UnitRow) -> DefinitionRow:
+    """The definition a unit holds, from the symbol table (its whole signature, decorators
+    and all); a unit that defines nothing (statements between definitions) is its first line."""
+    for row in _definitions_in(collection, [unit.path]):  # in source order: outermost first
+        if unit.start_line <= row.start_line <= unit.end_line:
+            return row
+    return DefinitionRow(unit.path, unit.language, unit.symbol or "", unit.symbol or "",
+                         unit.kind, unit.start_line, unit.end_line, unit.start_line, "")
 
 
 def _already_in_prompt(collection: Collection, candidate: Candidate, prompt: set[str]) -> bool:
@@ -699,10 +718,29 @@ def _definitions_in(collection: Collection, paths: Iterable[str]) -> list[Defini
     found: list[DefinitionRow] = []
     for path in sorted(set(paths)):
         rows = _of_file(collection, "definitions", path,
-                        lambda conn, path: symbol_table.definitions_in(conn, [path]))
+                        lambda conn, path: _one_per_name(symbol_table.definitions_in(conn, [path])))
         assert isinstance(rows, list)
         found.extend(rows)
     return found
+
+
+def _one_per_name(rows: list[DefinitionRow]) -> list[DefinitionRow]:
+    """One definition per qualified name of a file: the first with a body past its signature.
+
+    That is a property's getter (its setter and deleter repeat the name below it), an
+    overloaded function's implementation (its `@overload` stubs end on their signature
+    line), the first branch of `if WINDOWS: def getchar ... else: def getchar ...`.
+    """
+    chosen: dict[str, DefinitionRow] = {}
+    for row in rows:
+        kept = chosen.setdefault(row.qualname, row)
+        if not _has_body(kept) and _has_body(row):
+            chosen[row.qualname] = row
+    return [row for row in rows if chosen[row.qualname] is row]
+
+
+def _has_body(row: DefinitionRow) -> bool:
+    return row.end_line > row.signature_end_line
 
 
 def _of_file(collection: Collection, kind: str, path: str,
