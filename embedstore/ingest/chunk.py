@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from embedstore.chunking import chunk_file
+from embedstore.chunking.readers import chunk_document
 from embedstore.chunking.symbols import FileSymbols, extract_symbols
 from embedstore.chunking.types import Chunk, chunk_body
 from embedstore.chunking.units import group_units, own_name, owner_name
@@ -115,10 +116,12 @@ def header_path(rel_path: str, tokens: int, encoder: Encoder) -> HeaderPath:
 def chunk_source(run: Run, source: SourceFile, shown: HeaderPath) -> FileWork:
     """A file's units, and its embedded texts (headed by ``shown``) by their hash."""
     count = run.encoder.count_tokens
-    chunks = chunk_file(
-        source.text, source.language,
-        max_tokens=run.encoder.max_tokens - shown.tokens, count_tokens=count,
-    )
+    budget = run.encoder.max_tokens - shown.tokens
+    document = source.document
+    if document is None:
+        chunks = chunk_file(source.text, source.language, max_tokens=budget, count_tokens=count)
+    else:
+        chunks = chunk_document(document, max_tokens=budget, count_tokens=count)
     lines = source.text.split("\n")
     units = []
     texts: dict[str, str] = {}
@@ -138,5 +141,6 @@ def chunk_source(run: Run, source: SourceFile, shown: HeaderPath) -> FileWork:
             # What the unit embeds, not every line it spans: a class over budget embeds
             # its outline, and its methods' code is theirs to be found by.
             terms=" ".join(index_terms(f"{header}\n" + "\n".join(c.text for c in plan.chunks))),
+            location=None if document is None else document.location_at(plan.start_line),
         ))
     return FileWork(source, units, texts, extract_symbols(source.text, source.language))

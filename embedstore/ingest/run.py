@@ -48,6 +48,10 @@ class IndexReport:
     skipped_folders: dict[str, str] = field(default_factory=dict)
     # Files read but left out because chunking them failed: {rel_path: why}.
     unchunkable: dict[str, str] = field(default_factory=dict)
+    # Documents their reader could not read: {"a.pdf": "encrypted"}.
+    unreadable_documents: dict[str, str] = field(default_factory=dict)
+    # Pages of the PDFs read that had no text (scanned images): no unit.
+    pages_without_text: int = 0
     # Wall seconds of each stage, in the order they ran; together they make the run's wall
     # time but for the bookkeeping in between (see indexer.index_folder).
     seconds: dict[str, float] = field(default_factory=dict)
@@ -70,7 +74,20 @@ class IndexReport:
         if self.unchunkable:
             files = [f"{path} ({why})" for path, why in self.unchunkable.items()]
             lines.append(f"could not chunk {len(files):,} file(s), left out: {named(files)}")
+        lines.extend(self._unreadable_lines())
+        if self.pages_without_text:
+            lines.append(f"{self.pages_without_text:,} PDF page(s) without text (scanned?): "
+                         "not indexed")
         return lines
+
+    def _unreadable_lines(self) -> list[str]:
+        """``skipped 2 PDFs: encrypted (a.pdf, b.pdf)``, one line per format and reason."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for path, why in self.unreadable_documents.items():
+            kind = path.rpartition(".")[2].upper()
+            groups.setdefault((kind, why), []).append(path)
+        return [f"skipped {len(paths):,} {kind}{'s' if len(paths) > 1 else ''}: {why} "
+                f"({named(paths)})" for (kind, why), paths in sorted(groups.items())]
 
 
 # How many things a summary line names before "and N more".

@@ -52,6 +52,8 @@ def scan(run: Run, root: Path) -> Changes:
     report.files_scanned = len(present)
     report.skipped = {reason: count for reason, count in stats.skipped.items()}  # a copy, str keys
     report.skipped_folders = dict(stats.pruned)
+    report.unreadable_documents = dict(stats.unreadable_documents)
+    report.pages_without_text = stats.pages_without_text
     report.files_new = len(todo) - len(changed)
     report.files_changed = len(changed)
     report.files_deleted = len(deleted)

@@ -22,8 +22,11 @@ What is left out, and why:
   ``Cargo.toml``, ``go.mod``...). Elsewhere such a folder is ordinary code;
 * tool caches and editor state (``__pycache__``, ``.mypy_cache``, ``.idea``...);
 * binaries, known by extension without reading them, or by a NUL byte near
-  the start, or by not decoding as UTF-8;
-* files larger than ``max_bytes``, known from ``stat`` before reading;
+  the start, or by not decoding as UTF-8; documents (PDF, Word, PowerPoint, HTML,
+  notebooks) are read by their reader (``embedstore.chunking.readers``) instead, and
+  one it cannot read (encrypted, damaged) is skipped for that reason and named;
+* files larger than ``max_bytes`` (documents: ``DOCUMENT_SIZE_FACTOR`` times it),
+  known from ``stat`` before reading;
 * minified, generated and lock files, which add noise and no meaning;
 * symlinks to folders (never followed, so a link cycle cannot loop the walk)
   and symlinks to files outside the root;
@@ -44,11 +47,15 @@ from typing import Literal, TypeVar, get_args
 
 from pathspec import GitIgnoreSpec
 
+from embedstore.chunking.readers import DocumentReadError, Rendered, read_document, reader_for
 from embedstore.errors import UserInputError
 from embedstore.ingest import git
 from embedstore.languages import detect_language
 
 DEFAULT_MAX_BYTES = 1 << 20
+# A document may be this many times ``max_bytes``: a PDF of a few hundred pages is tens of
+# MiB, most of it images and fonts that never reach the index.
+DOCUMENT_SIZE_FACTOR = 64
 
 SkipReason = Literal[
     "ignored",
@@ -62,6 +69,8 @@ SkipReason = Literal[
     "symlink",
     "unreadable",
     "undecodable_name",
+    "encrypted",
+    "damaged",
 ]
 SKIP_REASONS: tuple[SkipReason, ...] = get_args(SkipReason)
 Reason = TypeVar("Reason", bound=str)  # a SkipReason, or its name in a report
@@ -145,8 +154,7 @@ _BINARY_EXTENSIONS = frozenset(
         ".psd", ".svg", ".mp3", ".mp4", ".wav", ".ogg", ".flac", ".avi", ".mov",
         ".mkv", ".webm",
         # fonts and documents
-        ".ttf", ".otf", ".woff", ".woff2", ".eot", ".pdf", ".doc", ".docx", ".xls",
-        ".xlsx", ".ppt", ".pptx",
+        ".ttf", ".otf", ".woff", ".woff2", ".eot", ".doc", ".xls", ".xlsx", ".ppt",
         # archives, packages and compiled code
         ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".jar",
         ".war", ".whl", ".egg", ".exe", ".dll", ".so", ".dylib", ".a", ".o", ".obj",
@@ -201,6 +209,9 @@ class SourceFile:
     text: str  # decoded, BOM stripped, line endings normalised to "\n"
     sha256: str  # hex digest of the raw bytes on disk
     size: int  # bytes on disk
+    # A document (PDF, HTML...) as its reader laid it out: ``text`` is its text, and each
+    # line knows its section and location. None for every other file.
+    document: Rendered | None = None
 
 
 @dataclass
@@ -222,6 +233,10 @@ class ScanStats:
     started_ns: int = 0
     # Folders pruned by a rule the user may not expect (NAMED_SKIPS): {"pip/_vendor/": reason}.
     pruned: dict[str, SkipReason] = field(default_factory=dict)
+    # Documents their reader could not read: {"a.pdf": "encrypted"}.
+    unreadable_documents: dict[str, str] = field(default_factory=dict)
+    # Pages of the documents read that had no text (scanned), so no unit.
+    pages_without_text: int = 0
 
     @property
     def skipped_total(self) -> int:
@@ -612,6 +627,8 @@ def _load(path: Path, rel_path: str, max_bytes: int, stats: ScanStats) -> Source
         stats.stamps[rel_path] = _stamp(file_stat)
         if not stat.S_ISREG(file_stat.st_mode):
             return "unreadable"  # FIFOs and devices would block or never end
+        if reader_for(name) is not None:
+            max_bytes *= DOCUMENT_SIZE_FACTOR
         if file_stat.st_size > max_bytes:
             return "too_large"
         with path.open("rb") as handle:
@@ -621,6 +638,8 @@ def _load(path: Path, rel_path: str, max_bytes: int, stats: ScanStats) -> Source
         return "unreadable"
     if len(raw) > max_bytes:
         return "too_large"
+    if reader_for(name) is not None:
+        return _load_document(path, rel_path, raw, stats)
     if b"\0" in raw[:_BINARY_SNIFF_BYTES]:
         return "binary"
     try:
@@ -639,6 +658,28 @@ def _load(path: Path, rel_path: str, max_bytes: int, stats: ScanStats) -> Source
         text=text,
         sha256=hashlib.sha256(raw).hexdigest(),
         size=len(raw),
+    )
+
+
+def _load_document(
+    path: Path, rel_path: str, raw: bytes, stats: ScanStats
+) -> SourceFile | SkipReason:
+    """A document read by its reader; one it cannot read is named in ``stats``."""
+    try:
+        document = read_document(path.name, raw)
+    except DocumentReadError as exc:
+        reason: SkipReason = "encrypted" if exc.reason == "encrypted" else "damaged"
+        stats.unreadable_documents[rel_path] = reason
+        return reason
+    stats.pages_without_text += document.pages_without_text
+    return SourceFile(
+        path=path,
+        rel_path=rel_path,
+        language=detect_language(path.name),
+        text=document.text,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        size=len(raw),
+        document=document,
     )
 
 

@@ -66,6 +66,13 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_unit ON chunks(unit_id);
 CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
+-- Where a unit of a document is in its file (a URL fragment: page=12, slide=7, cell=5, an
+-- HTML id), for the units that have one. A table of its own rather than a column of units,
+-- so that a store of this format without it just gains it, and older embedstores ignore it.
+CREATE TABLE IF NOT EXISTS unit_locations (
+    unit_id INTEGER PRIMARY KEY REFERENCES units(id) ON DELETE CASCADE,
+    location TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS pending_vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
 -- Lexical index: rowid = unit id; code-aware terms (embedstore.lexical) of the
 -- unit's own name, of its enclosing class or module, and of its whole text.
@@ -115,6 +122,7 @@ class NewUnit:
     name_terms: str  # lexical terms of the unit's own name
     owner_terms: str  # ... of its enclosing class (or module)
     terms: str  # ... of its path, context and whole text
+    location: str | None = None  # where a document's unit is: "page=12" (see unit_locations)
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,7 @@ class UnitRow:
     symbol: str | None
     text: str
     doc_id: str | None
+    location: str | None = None  # a document unit's place in its file: "page=12"
 
 
 @dataclass(frozen=True)
@@ -351,6 +360,8 @@ def apply_changes(
                      next(unit_blobs)),
                 )
                 unit_id = int(cur.lastrowid or 0)
+                if u.location is not None:
+                    conn.execute("INSERT INTO unit_locations VALUES (?, ?)", (unit_id, u.location))
                 conn.executemany(
                     "INSERT INTO chunks(unit_id, start_line, end_line, context, text, text_hash, "
                     "vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -416,7 +427,8 @@ def unit_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, UnitRow
         return {}
     rows = conn.execute(
         "SELECT u.id, f.path, f.language, u.start_line, u.end_line, u.kind, u.symbol, u.text, "
-        "f.doc_id FROM units u JOIN files f ON f.id = u.file_id "
+        "f.doc_id, l.location FROM units u JOIN files f ON f.id = u.file_id "
+        "LEFT JOIN unit_locations l ON l.unit_id = u.id "
         "WHERE u.id IN (SELECT value FROM json_each(?))",
         (json.dumps([int(i) for i in ids]),),
     )

@@ -1,0 +1,86 @@
+"""The PDF reader over real PDFs (written by tests/chunking/readers/make_pdf.py, read by pdfium)."""
+
+from __future__ import annotations
+
+import io
+
+import pypdf
+import pytest
+
+from embedstore.chunking.readers import DocumentReadError, read_document
+from embedstore.chunking.readers.pdf import read_pdf
+from tests.chunking.readers.make_pdf import make_pdf
+
+MANUAL = make_pdf(
+    [
+        ["Introduction", "This manual explains the tool.", "It has two chapters."],
+        ["Usage", "Run the tool twice.", "Classes", "Private variables are mangled by name."],
+        [],  # a scanned page: an image, no text
+        ["The classes chapter goes on here."],
+    ],
+    outline=[(0, "Introduction", 0), (0, "Usage", 1), (1, "Classes", 1)],
+    title="Tool manual",
+)
+
+
+def test_sections_follow_the_outline_with_their_heading_path_and_page() -> None:
+    document = read_pdf(MANUAL)
+    found = [(s.path, s.location, s.text.split("\n")[0]) for s in document.sections]
+    assert found == [
+        (("Introduction",), "page=1", "Introduction"),
+        (("Usage",), "page=2", "Usage"),
+        # Split on the page where its title stands; a section goes on over later pages.
+        (("Usage", "Classes"), "page=2", "Classes"),
+        (("Usage", "Classes"), "page=4", "The classes chapter goes on here."),
+    ]
+    assert "Private variables are mangled by name." in document.sections[2].text
+
+
+def test_a_page_without_text_is_counted_never_a_section() -> None:
+    document = read_pdf(MANUAL)
+    assert document.pages_without_text == 1
+    assert all(s.location != "page=3" for s in document.sections)
+
+
+def test_without_an_outline_each_page_is_a_section_under_the_title() -> None:
+    document = read_pdf(make_pdf([["First page."], ["Second page."]], title="Notes"))
+    assert [(s.path, s.location, s.text) for s in document.sections] == [
+        (("Notes",), "page=1", "First page."), (("Notes",), "page=2", "Second page."),
+    ]
+
+
+def test_lines_ending_a_sentence_short_of_the_width_end_a_paragraph() -> None:
+    page = ["A long line of running text that fills the width of the page nicely,",
+            "and goes on to the end of its sentence.", "Next paragraph."]
+    (section,) = read_pdf(make_pdf([page])).sections
+    assert section.text.split("\n\n") == ["\n".join(page[:2]), page[2]]
+
+
+def test_the_rendered_text_knows_each_lines_page() -> None:
+    rendered = read_document("manual.pdf", MANUAL)
+    lines = rendered.text.split("\n")
+    line = lines.index("Private variables are mangled by name.") + 1
+    assert rendered.location_at(line) == "page=2"
+    assert rendered.section_at(line).path == ("Usage", "Classes")  # type: ignore[union-attr]
+    assert rendered.pages_without_text == 1
+
+
+def test_an_encrypted_pdf_is_refused_as_encrypted() -> None:
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(MANUAL))
+    writer.encrypt("secret")
+    out = io.BytesIO()
+    writer.write(out)
+    with pytest.raises(DocumentReadError) as raised:
+        read_document("secret.pdf", out.getvalue())
+    assert raised.value.reason == "encrypted"
+
+
+@pytest.mark.parametrize("data", [b"", b"%PDF-1.4\nnot really", MANUAL[: len(MANUAL) // 3]])
+def test_a_damaged_pdf_is_refused_as_damaged(data: bytes) -> None:
+    try:
+        rendered = read_document("broken.pdf", data)
+    except DocumentReadError as error:
+        assert error.reason == "damaged"
+    else:
+        # pdfium repairs what it can of a truncated file: what it gives is still text.
+        assert "Introduction" in rendered.text
