@@ -71,6 +71,12 @@ _LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".sql": "sql",
     ".html": "html",
     ".htm": "html",
+    ".xhtml": "html",
+    # Documents, read by embedstore.chunking.readers.
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".ipynb": "ipynb",
     ".css": "css",
     ".scss": "scss",
     ".sass": "sass",

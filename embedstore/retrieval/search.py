@@ -62,9 +62,15 @@ class SearchResult:
     # Where it opens: the indexed folder joined with path (None for documents and
     # collections built from pushed documents only).
     abs_path: str | None = None
+    # Where a unit of a PDF, slide deck, notebook or web page is in its file, as a URL
+    # fragment ("page=12", "slide=7", "cell=5", an HTML id); None for code and text.
+    anchor: str | None = None
 
     @property
     def location(self) -> str:
+        """``path#page=12`` for a unit with an anchor, else ``path:start-end``."""
+        if self.anchor:
+            return f"{self.path}#{self.anchor}"
         return f"{self.path}:{self.start_line}-{self.end_line}"
 
     @property
@@ -74,7 +80,7 @@ class SearchResult:
         return "+".join(sides)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "found_by": self.found_by}
+        return {**asdict(self), "found_by": self.found_by, "location": self.location}
 
 
 def check_search_args(query: str, k: int, mode: str) -> None:
@@ -158,7 +164,7 @@ def _results(
             match_start_line=match[0], match_end_line=match[1], language=row.language,
             kind=row.kind, score=score, text=row.text, symbol=row.symbol,
             dense_score=dense_scores.get(unit_id), lexical_score=lexical_scores.get(unit_id),
-            document_id=row.doc_id, collection=collection.name,
+            document_id=row.doc_id, collection=collection.name, anchor=row.location,
             abs_path=None if root is None or row.doc_id else (
                 root if one_file else str(Path(root, row.path))
             ),
