@@ -27,13 +27,18 @@ if TYPE_CHECKING:
 @cli_errors
 def evaluate(
     paths: Annotated[
-        list[Path], typer.Argument(help="Repositories to benchmark (their documented functions).")
+        list[Path],
+        typer.Argument(
+            help="Repositories to benchmark (their documented functions); with --task "
+            "documents, folders of documents (HTML, PDF).",
+        ),
     ],
     task: Annotated[
-        Literal["search", "completion"],
+        Literal["search", "completion", "documents"],
         typer.Option(
             help="search: docstring sentences find their functions; completion: the code "
-            "before a cursor finds the definitions of other files its next line uses.",
+            "before a cursor finds the definitions of other files its next line uses; "
+            "documents: headings and first sentences find their sections.",
         ),
     ] = "search",
     encoder: Annotated[
@@ -102,7 +107,9 @@ def evaluate(
 
     With --task completion: cursors in Python, TypeScript/JavaScript, Go, Rust and
     Java files as queries, the definitions of other files that their line uses as
-    answers.
+    answers. With --task documents: the headings of HTML pages and PDF outlines, and
+    the first sentences of HTML sections (removed from what is indexed), as queries,
+    their sections as answers (--max-queries per query kind and folder).
     """
     _refuse_other_task_options(task, {
         "--mode": mode is not None, "--index": index_kind is not None, "--strict": strict,
@@ -112,6 +119,9 @@ def evaluate(
     })
     if task == "completion":
         _evaluate_completion(paths, encoder, seed, max_cases, budget, row, work, as_json)
+        return
+    if task == "documents":
+        _evaluate_documents(paths, encoder, seed, max_queries, mode, per_query, work, as_json)
         return
     # Imported here: `embedstore --help` and `list` must not pay for it (issue 9).
     from embedstore.cli.progress import RichProgress
@@ -132,15 +142,23 @@ def evaluate(
         print_table(report)
 
 
-_COMPLETION_ONLY = ("--max-cases", "--budget", "--row")
+# The tasks each task's own option applies to.
+_OPTION_TASKS = {
+    "--mode": ("search", "documents"), "--index": ("search",), "--strict": ("search",),
+    "--per-query": ("search", "documents"), "--reuse": ("search",),
+    "--header-ablation": ("search",), "--max-cases": ("completion",),
+    "--budget": ("completion",), "--row": ("completion",),
+}
 
 
 def _refuse_other_task_options(task: str, given: dict[str, bool]) -> None:
-    """An option of the other task would be ignored without a word: a usage error instead."""
+    """An option of another task would be ignored without a word: a usage error instead."""
     for option, present in given.items():
-        if present and (option in _COMPLETION_ONLY) != (task == "completion"):
-            other = "search" if task == "completion" else "completion"
-            raise typer.BadParameter(f"it applies to --task {other}", param_hint=f"'{option}'")
+        tasks = _OPTION_TASKS[option]
+        if present and task not in tasks:
+            raise typer.BadParameter(
+                f"it applies to --task {' or '.join(tasks)}", param_hint=f"'{option}'"
+            )
 
 
 def _evaluate_completion(
@@ -172,6 +190,30 @@ def _evaluate_completion(
         print_json(asdict(report))
     else:
         # Plain text: the table is markdown, and its CIs' brackets are no Rich markup.
+        out.print(markdown_report(report), markup=False, end="")
+
+
+def _evaluate_documents(
+    paths: list[Path], encoder: str | None, seed: int, max_queries: int,
+    modes: list[str] | None, per_query: Path | None, work: Path | None, as_json: bool,
+) -> None:
+    from embedstore.cli.progress import RichProgress
+    from embedstore.evaluation.documents import check_modes, markdown_report, run_documents
+    from embedstore.retrieval.search import SEARCH_MODES
+
+    try:
+        check_modes(modes or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--mode'") from None
+    with RichProgress(err, enabled=not as_json) as progress:
+        report = run_documents(
+            paths, encoder=encoder, seed=seed, max_queries=max_queries,
+            modes=tuple(modes or SEARCH_MODES), per_query=per_query, work=work,
+            progress=progress,
+        )
+    if as_json:
+        print_json(asdict(report))
+    else:
         out.print(markdown_report(report), markup=False, end="")
 
 

@@ -1,0 +1,112 @@
+"""The documents benchmark on real pages: cases, stripping, scoring and the CLI.
+
+``files/documents`` holds real manual pages as Debian ships them: ``classes.html`` is the
+Python 3.11 tutorial's chapter on classes cut to six of its sections (python3.11-doc, the
+page's own markup, sidebar and navigation kept), ``tutorial-views.html`` and
+``tutorial-delete.html`` two PostgreSQL 15 pages (postgresql-doc-15).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from embedstore.chunking.readers import read_document
+from embedstore.cli.app import app
+from embedstore.evaluation.document_cases import build_cases, heading_query
+from embedstore.evaluation.documents import run_documents
+from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.retrieval.search import search
+from embedstore.store.store import Store
+from tests.fakes import FAKE_SPEC, FakeEncoder
+
+FILES = Path(__file__).parent / "files" / "documents"
+runner = CliRunner()
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    shutil.copytree(FILES, folder)
+    return folder
+
+
+def test_heading_queries_drop_numbering_and_keep_words() -> None:
+    assert heading_query("9.6. Private Variables¶") == "Private Variables"
+    assert heading_query("Chapter 3. Advanced Features") == "Advanced Features"
+    assert heading_query("A First Look at Classes") == "A First Look at Classes"
+
+
+def test_cases_are_main_content_sections_and_sentences_leave_the_copy(
+    docs: Path, tmp_path: Path
+) -> None:
+    mined = build_cases(docs, tmp_path / "copy")
+    headings = {c.query: c for c in mined.cases if c.kind == "heading"}
+    assert headings["Private Variables"].path == "classes.html"
+    assert headings["Views"].path == "tutorial-views.html"
+    # The sidebar's headings are navigation, not sections of the page.
+    assert not {"Previous topic", "Navigation", "Table of Contents"} & headings.keys()
+    sentences = [c for c in mined.cases if c.kind == "sentence"]
+    private = next(c for c in sentences if c.title == "9.6. Private Variables")
+    assert private.query.startswith("“Private” instance variables that cannot be accessed")
+    for case in sentences:  # as indexed: the reader's text of the original and of the copy
+        original, copied = (_words(folder / case.path) for folder in (docs, tmp_path / "copy"))
+        assert case.query in original
+        assert case.query not in copied, case.query
+    assert all(c.spans for c in mined.cases) and mined.unlocated == 0
+    assert mined.files == 3
+
+
+def _words(path: Path) -> str:
+    return " ".join(read_document(path.name, path.read_bytes()).text.split())
+
+
+def test_cli_scores_every_mode_per_kind(docs: Path, fake_encoder: FakeEncoder) -> None:
+    result = runner.invoke(app, [
+        "eval", str(docs), "--task", "documents", "--encoder", FAKE_SPEC, "--json",
+        "--mode", "hybrid", "--mode", "lexical",
+    ])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    report = json.loads(result.stdout)
+    rows = {(r["kind"], r["mode"]): r for r in report["rows"]}
+    assert set(rows) == {(k, m) for k in ("heading", "sentence", "all")
+                         for m in ("hybrid", "lexical")}
+    assert rows[("all", "hybrid")]["queries"] == sum(report["stats"][0]["cases"].values())
+    assert rows[("all", "hybrid")]["hybrid_gain"] is None
+    assert rows[("all", "lexical")]["hybrid_gain"] is not None
+    # The page's own heading finds its section by its words alone.
+    assert rows[("heading", "lexical")]["metrics"]["recall@10"] > 50
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--strict"], "it applies to --task search"),
+        (["--row", "no retrieval"], "it applies to --task completion"),
+        (["--mode", "fuzzy"], "unknown mode 'fuzzy'"),
+    ],
+)
+def test_cli_usage_errors_exit_2(docs: Path, args: list[str], fragment: str) -> None:
+    result = runner.invoke(app, ["eval", str(docs), "--task", "documents", *args])
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    assert fragment in result.stderr
+
+
+def test_private_variables_question_finds_its_section_first(docs: Path, tmp_path: Path) -> None:
+    """The issue's acceptance query, with the real default model."""
+    store = Store(tmp_path / "store")
+    index_folder(store, docs, IndexOptions(name="docs"))
+    hits = search(store.open("docs"), "how do I declare a private variable in a class", 5)
+    assert hits[0].location == "classes.html#private-variables"
+    assert "Private Variables" in hits[0].text.split("\n")[0]
+
+
+def test_real_model_hybrid_finds_headings(docs: Path, tmp_path: Path) -> None:
+    report = run_documents(docs, work=tmp_path / "work")
+    rows = {(r.kind, r.mode): r for r in report.rows}
+    assert rows[("heading", "hybrid")].metrics["recall@10"] == 100.0
+    assert rows[("sentence", "hybrid")].queries >= 5
