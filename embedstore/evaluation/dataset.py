@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,8 +54,9 @@ def build_corpus(
     """Write doc-stripped copies of the mined languages' files into ``dest``; return the queries.
 
     Every file of :data:`MINED_LANGUAGES` is written (stripped where it has
-    queries), and queries are sampled (seeded) down to ``max_queries``
-    afterwards, so all the repository's code stays a distractor for every query.
+    queries); queries that share their sentence are dropped (:func:`unambiguous`)
+    and the rest sampled (seeded) down to ``max_queries`` afterwards, so all the
+    repository's code stays a distractor for every query.
     """
     queries: list[EvalQuery] = []
     for source in walk_sources(repo):
@@ -65,10 +67,23 @@ def build_corpus(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(stripped)
         queries.extend(found)
+    queries = unambiguous(queries)
     if max_queries is not None and len(queries) > max_queries:
         queries = sorted(random.Random(seed).sample(queries, max_queries),
                          key=lambda q: (q.path, q.start_line))
     return queries
+
+
+def unambiguous(queries: list[EvalQuery]) -> list[EvalQuery]:
+    """The queries whose sentence no other query of the repository has.
+
+    One doc on several definitions (a package's bundle beside its sources, generated
+    twins such as testify's `Greater` and `Greaterf`, nom's `complete` and `streaming`
+    parsers) describes each of them equally, so a search cannot tell which one is
+    meant. Their docs are still stripped: the corpus stays the same.
+    """
+    counts = Counter(q.query for q in queries)
+    return [q for q in queries if counts[q.query] == 1]
 
 
 @dataclass(frozen=True)
