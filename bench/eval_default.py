@@ -1,50 +1,85 @@
-"""Issue 20's before/after: the shipped code adapter against the stock all-MiniLM-L6-v2.
+"""The default encoder before and after a new adapter (issues 20, 29), per language.
 
-    python bench/eval_default.py [--model SPEC]
+    python bench/eval_default.py score LABEL [--model SPEC] [--groups python typescript go rust]
+    python bench/eval_default.py report BEFORE AFTER [--speed]
 
-`embedstore eval --strict` (flat index, docstring queries) of the 12 validation packages
-(`python ../shared/eval/fetch_repos.py bench/work/validation`), dense and hybrid, with
-the stock all-MiniLM-L6-v2 and with the adapted model; paired bootstrap CIs over the
-same queries. The adapted model is read from the merged folder that
-bench/train_default.py writes (the stock weights plus the adapter, as embedstore loads
-it would load the default), so a candidate adapter is scored before it is shipped. The held-out
-stdlib figures come from bench/results/train_default.json. Writes
-bench/results/default_encoder.md and .json.
+`score`: `embedstore eval --strict` (flat index, doc-comment queries, hybrid and dense) with
+the model SPEC (default: the shipped default) of the 12 Python validation packages
+(`python ../shared/eval/fetch_repos.py DIR`, --validation) and of each language's
+validation-multi repositories pooled (bench/eval_languages.py's groups); each query's rank
+goes to bench/work/default-eval/LABEL/<group>.jsonl. A candidate adapter is scored before
+it is shipped through the merged folder bench/train_default.py writes (the stock weights
+plus the adapter, as embedstore loads the default).
+`report`: MRR@10 per group and mode for two labels, the difference with a paired bootstrap
+95% CI over the queries both runs asked, the held-out stdlib figures of
+bench/results/train_default.json, and with --speed the encoding speed of both models;
+writes bench/results/default_encoder.md and .json.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from eval_languages import GROUPS as LANGUAGE_GROUPS
 from stdlib_corpus import stdlib_copy
-from tune import cross_repo
 
-from embedstore.encoders.registry import (
-    DEFAULT_ENCODER,
-    STOCK_ENCODER,
-    canonical_spec,
-    load_encoder,
-)
-from embedstore.evaluation.bootstrap import paired_bootstrap_ci
+from embedstore.encoders.registry import DEFAULT_ENCODER, canonical_spec, load_encoder
+from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
+from embedstore.evaluation.metrics import CUTOFF
+from embedstore.evaluation.runner import run_eval
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results"
+WORK = BENCH / "work" / "default-eval"
+MODES = ("hybrid", "dense")
+GROUPS = ("python", "typescript", "go", "rust")
 
 
-def encode_speed(model: str, rounds: int = 3) -> dict[str, float]:
-    """Texts/s of the stock model and ``model`` on the same code (the standard library's
-    email package in 25-line windows), rounds alternating."""
+def repositories(group: str, validation: Path) -> list[Path]:
+    """Python: all the validation packages; another language: its validation-multi ones."""
+    if group == "python":
+        return sorted(p for p in validation.iterdir() if p.is_dir())
+    return LANGUAGE_GROUPS[group]
+
+
+def score(label: str, model: str, groups: Sequence[str], validation: Path) -> None:
+    spec = canonical_spec(model)
+    (WORK / label).mkdir(parents=True, exist_ok=True)
+    (WORK / label / "model.txt").write_text(spec + "\n")
+    for group in groups:
+        began = time.perf_counter()
+        run_eval(repositories(group, validation), encoder=spec, modes=MODES,
+                 index_kinds=("flat",), strict=True, baseline=False,
+                 per_query=WORK / label / f"{group}.jsonl")
+        print(f"{label} {group}: {time.perf_counter() - began:.0f} s", flush=True)
+
+
+def _ranks(path: Path) -> dict[str, dict[tuple[str, ...], int | None]]:
+    """Per mode: each query's rank (None: not in the results), keyed by what the query is."""
+    by_mode: dict[str, dict[tuple[str, ...], int | None]] = {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        key = (row["repo"], row["path"], str(row["def_line"]), row["query"])
+        by_mode.setdefault(row["mode"], {})[key] = row["rank"]
+    return by_mode
+
+
+def encode_speed(
+    models: Sequence[str], rounds: int = 3, texts: int | None = None
+) -> dict[str, float]:
+    """Texts/s of each model on the same code (the standard library's email package in
+    25-line windows, the first ``texts`` of them), rounds alternating."""
     package = stdlib_copy(BENCH / "work" / "Lib") / "email"
     lines = [line for f in sorted(package.rglob("*.py")) for line in f.read_text().split("\n")]
-    sample = ["\n".join(lines[i : i + 25]) for i in range(0, len(lines), 25)]
-    encoders = {"stock": load_encoder(STOCK_ENCODER), "adapted": load_encoder(model)}
+    sample = ["\n".join(lines[i : i + 25]) for i in range(0, len(lines), 25)][:texts]
+    encoders = {model: load_encoder(model) for model in models}
     spent = dict.fromkeys(encoders, 0.0)
     for _ in range(rounds):
         for name, encoder in encoders.items():
@@ -55,60 +90,82 @@ def encode_speed(model: str, rounds: int = 3) -> dict[str, float]:
             **{name: rounds * len(sample) / seconds for name, seconds in spent.items()}}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    # Default: the shipped default as embedstore loads it; before shipping a candidate,
-    # bench/work/default-adapter/merged (the stock weights plus the adapter).
-    parser.add_argument("--model", default=DEFAULT_ENCODER)
-    parser.add_argument("--validation", type=Path, default=BENCH / "work" / "validation")
-    args = parser.parse_args()
-    repos = sorted(p for p in args.validation.iterdir() if p.is_dir())
-    began = time.perf_counter()
-    stock, stock_rr = cross_repo(repos, STOCK_ENCODER, BENCH / "work" / "study")
-    model = canonical_spec(args.model)
-    work = BENCH / "work" / "default-eval" / hashlib.sha256(model.encode()).hexdigest()[:8]
-    tuned, tuned_rr = cross_repo(repos, model, work)
-    speed = encode_speed(model)
+def report(before: str, after: str, speed: bool) -> None:
+    models = [(WORK / label / "model.txt").read_text().strip() for label in (before, after)]
     rows: list[dict[str, Any]] = []
-    for mode in ("dense", "hybrid"):
-        diff = [100 * x for x in paired_bootstrap_ci(tuned_rr[mode], stock_rr[mode])]
-        rows.append({"mode": mode, "stock": stock[mode]["mrr@10"],
-                     "adapted": tuned[mode]["mrr@10"], "gain_ci": diff,
-                     "queries": len(tuned_rr[mode])})
+    for group in GROUPS:
+        old_path, new_path = WORK / before / f"{group}.jsonl", WORK / after / f"{group}.jsonl"
+        if not (old_path.exists() and new_path.exists()):
+            continue
+        old, new = _ranks(old_path), _ranks(new_path)
+        for mode in MODES:
+            shared = sorted(old[mode].keys() & new[mode].keys())
+            a = reciprocal_ranks([new[mode][k] for k in shared], CUTOFF)
+            b = reciprocal_ranks([old[mode][k] for k in shared], CUTOFF)
+            rows.append({
+                "group": group, "mode": mode, "before": 100 * sum(b) / len(b),
+                "after": 100 * sum(a) / len(a), "queries": len(shared),
+                "gain_ci": [100 * x for x in paired_bootstrap_ci(a, b)],
+            })
     trained = json.loads((RESULTS / "train_default.json").read_text())
     held = trained["held_out_stdlib_dense"]
     lines = [
-        "# The code adapter (the default encoder) against the stock model (issue 20)",
+        "# The default encoder: before and after a new adapter (issues 20, 29)",
         "",
-        "`python bench/train_default.py` then `python bench/eval_default.py`, 2-core CPU. "
-        "MRR@10 in points, strict rule (a hit must be the documented definition itself), "
-        "flat index; Δ = adapted - stock with a paired bootstrap 95% CI over the same queries.",
+        f"`python bench/eval_default.py report {before} {after}` after `score` of each; "
+        "`embedstore eval --strict` (a hit must be the documented definition itself), flat "
+        "index, 2-core CPU shared with other jobs. MRR@10 in points over the queries both "
+        "runs asked; Δ = after - before with a paired bootstrap 95% CI. Python: the 12 "
+        "validation packages pooled; TypeScript, Go, Rust: each language's 4 validation-multi "
+        "repositories pooled.",
         "",
-        "| set | mode | stock | adapted | Δ [95% CI] |",
-        "|---|---|---|---|---|",
-        f"| stdlib held-out files ({held['files']} files, never trained on) | dense | "
-        f"{held['stock']:.1f} | {held['adapter']:.1f} | {held['adapter_gain_ci'][0]:+.1f} "
-        f"[{held['adapter_gain_ci'][1]:+.1f}, {held['adapter_gain_ci'][2]:+.1f}] |",
+        f"Before: `{models[0]}`. After: `{models[1]}`.",
+        "",
+        "| set | mode | before | after | Δ [95% CI] | queries |",
+        "|---|---|---|---|---|---|",
     ]
-    for row in rows:
-        d, lo, hi = row["gain_ci"]
-        lines.append(f"| 12 validation packages, pooled ({row['queries']:,} queries) | "
-                     f"{row['mode']} | {row['stock']:.1f} | {row['adapted']:.1f} | "
-                     f"{d:+.1f} [{lo:+.1f}, {hi:+.1f}] |")
-    lines += ["", f"Model: `{model}`. Training: {trained['pairs_trained']:,} pairs, "
-              f"{trained['steps']} steps, {trained['train_seconds'] / 60:.0f} min on "
-              f"{trained['hardware']}; scoring both models here took "
-              f"{(time.perf_counter() - began) / 60:.1f} min.", "",
-              f"Encoding speed, the same {speed['texts']:.0f} 25-line windows of code, 3 rounds "
-              f"alternating: stock "
-              f"{speed['stock']:.1f} texts/s, adapted {speed['adapted']:.1f} texts/s "
-              f"({100 * (speed['adapted'] / speed['stock'] - 1):+.1f}%)."]
+    for r in rows:
+        d, lo, hi = r["gain_ci"]
+        lines.append(f"| {r['group']} | {r['mode']} | {r['before']:.1f} | {r['after']:.1f} | "
+                     f"{d:+.1f} [{lo:+.1f}, {hi:+.1f}] | {r['queries']:,} |")
+    d, lo, hi = held["adapter_gain_ci"]
+    lines += ["", f"Standard library, held-out files ({held['files']} files, never trained on), "
+              f"dense, stock all-MiniLM-L6-v2 -> stock plus the trained adapter: "
+              f"{held['stock']:.1f} -> {held['adapter']:.1f} ({d:+.1f} [{lo:+.1f}, {hi:+.1f}]). "
+              f"Training: {trained['pairs_trained']:,} pairs, {trained['steps']} steps, "
+              f"{trained['train_seconds'] / 60:.0f} min on {trained['hardware']} "
+              "(bench/results/train_default.json)."]
+    speeds = encode_speed(models) if speed else {}
+    if speeds:
+        lines += ["", f"Encoding speed, the same {speeds['texts']:.0f} 25-line windows of "
+                  f"code, 3 rounds alternating: before {speeds[models[0]]:.1f} texts/s, after "
+                  f"{speeds[models[1]]:.1f} texts/s."]
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "default_encoder.json").write_text(json.dumps(
-        {"model": model, "validation": rows, "stdlib_held_out": held,
-         "encode_texts_per_second": speed}, indent=2))
+        {"before": models[0], "after": models[1], "rows": rows, "stdlib_held_out": held,
+         "encode_texts_per_second": speeds}, indent=2))
     (RESULTS / "default_encoder.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    scoring = sub.add_parser("score")
+    scoring.add_argument("label")
+    # Before shipping a candidate: bench/work/default-adapter/merged.
+    scoring.add_argument("--model", default=DEFAULT_ENCODER)
+    scoring.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS))
+    scoring.add_argument("--validation", type=Path, default=Path("/work/data/val"))
+    reporting = sub.add_parser("report")
+    reporting.add_argument("before")
+    reporting.add_argument("after")
+    reporting.add_argument("--speed", action="store_true", help="time both models' encoding")
+    args = parser.parse_args()
+    if args.command == "score":
+        score(args.label, args.model, args.groups, args.validation)
+    else:
+        report(args.before, args.after, args.speed)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import json
 import shutil
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -15,12 +16,13 @@ from embedstore.encoders.precision import candidate
 from embedstore.encoders.registry import canonical_spec, load_encoder, model_source
 from embedstore.errors import UserInputError
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
+from embedstore.evaluation.dataset import MINED_LANGUAGES
 from embedstore.evaluation.metrics import CUTOFF
 from embedstore.evaluation.runner import POOLED, run_eval
 from embedstore.ingest.sources import walk_sources
 from embedstore.progress import NullProgress, Progress
 from embedstore.tuning.negatives import hard_negatives
-from embedstore.tuning.pairs import held_out, mine_pairs, split_pairs
+from embedstore.tuning.pairs import held_out, mine_pairs, sample_pairs, split_pairs
 from embedstore.tuning.train import TrainSettings, set_pooling, train
 
 
@@ -29,6 +31,7 @@ class TuneReport:
     base: str
     out: str
     pairs_trained: int = 0
+    trained_per_language: dict[str, int] = field(default_factory=dict)
     pairs_held_out: int = 0
     files_held_out: int = 0
     steps: int = 0
@@ -53,8 +56,15 @@ def run_tune(
     base: str | None = None,
     pooling: str | None = None,
     progress: Progress | None = None,
+    per_language: int | None = None,
+    scored: Sequence[Path] | None = None,
 ) -> TuneReport:
-    """Fine-tune ``base`` on the repositories' docstring -> code pairs; save to ``settings.out``."""
+    """Fine-tune ``base`` on the repositories' doc -> code pairs; save to ``settings.out``.
+
+    ``per_language`` caps each language's trained pairs (a seeded sample);
+    ``scored`` are the repositories whose held-out files score it (all by default; none:
+    not scored here).
+    """
     from embedstore.encoders.sentence_transformer import open_model  # imports torch
 
     began = time.perf_counter()
@@ -63,14 +73,20 @@ def run_tune(
     encoder = load_encoder(spec)
     report = TuneReport(spec, str(settings.out))
     ui.start("mine pairs", None)
-    pairs = mine_pairs(repos, max_tokens=encoder.max_tokens, count_tokens=encoder.count_tokens)
-    ui.finish("mine pairs")
-    trained, held = split_pairs(pairs)
+    if per_language is None:
+        pairs = mine_pairs(repos, max_tokens=encoder.max_tokens,
+                           count_tokens=encoder.count_tokens)
+        trained, held = split_pairs(pairs)
+    else:  # a sample of the trained files' pairs; the held-out files are not mined
+        trained, held = sample_pairs(repos, per_language, seed=settings.seed,
+                                     max_tokens=encoder.max_tokens,
+                                     count_tokens=encoder.count_tokens), []
     report.pairs_trained = len(trained)
+    report.trained_per_language = dict(Counter(p.language for p in trained))
     report.pairs_held_out = len(held)
-    if not trained or report.pairs_held_out == 0:
+    if not trained or (per_language is None and not held):
         raise UserInputError(
-            f"{len(pairs)} docstring/code pairs found, {report.pairs_held_out} of them in "
+            f"{len(trained) + len(held)} docstring/code pairs found, {len(held)} of them in "
             "held-out files: tune needs both; give a larger repository"
         )
     ui.start("hard negatives", None)
@@ -87,9 +103,11 @@ def run_tune(
     model.save(str(settings.out))
     # Checkpoints only serve a killed run's --resume; a finished model does not need them.
     shutil.rmtree(settings.out / "checkpoints", ignore_errors=True)
-    report.before, report.after, report.gain = score_held_out(
-        repos, spec, settings.out, report, ui
-    )
+    scored = repos if scored is None else scored
+    if scored:
+        report.before, report.after, report.gain = score_held_out(
+            scored, spec, settings.out, report, ui
+        )
     report.total_seconds = time.perf_counter() - began
     _write_card(settings.out, report, len(repos))
     return report
@@ -120,12 +138,14 @@ def score_held_out(
 
 
 def copy_held_out(repos: Sequence[Path], dest: Path, report: TuneReport) -> list[Path]:
-    """The held-out Python files of each repository, copied under ``dest/<repo name>``."""
+    """The held-out files of each repository (mined languages), copied under
+    ``dest/<repo name>``."""
     copies = []
     for index, repo in enumerate(repos):
         target = dest / f"{index}-{Path(repo).name}"
         for source in walk_sources(repo):
-            if source.language == "python" and held_out(f"{Path(repo).name}/{source.rel_path}"):
+            key = f"{Path(repo).name}/{source.rel_path}"
+            if source.language in MINED_LANGUAGES and held_out(key):
                 (target / source.rel_path).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source.path, target / source.rel_path)
                 report.files_held_out += 1
