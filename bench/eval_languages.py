@@ -1,7 +1,7 @@
 """Issue 29's per-language search table: validation-multi per language and Python validation.
 
     python bench/eval_languages.py run LABEL [--groups typescript go rust python]
-        [--factor F] [--collections LABEL]
+        [--factor F] [--collections LABEL | --from LABEL]
     python bench/eval_languages.py report BEFORE AFTER [--note TEXT]
     python bench/eval_languages.py tune [--factors 1 0.95 0.9 0.8 0.6]
 
@@ -11,7 +11,10 @@ validation packages (/work/data/val), one language at a time; each query's rank 
 bench/work/languages/LABEL/<language>.jsonl (the CLI's `--per-query` file). For today's
 main's numbers run it from a checkout of it (`PYTHONPATH=/path/to/checkout`, outside
 this folder) or give the CLI the same options. `--factor 1 --collections after` scores
-the collections of run `after` again without lowering tests (the test factor's share).
+the collections of run `after` again without lowering tests (the test factor's share);
+`--from before` starts from a copy of run `before`'s collections: where the symbols
+version differs, files are chunked again by this code and only texts it embeds
+differently are encoded (same encoder).
 `report`: MRR@10 per language and mode for two labels, the difference with a paired
 bootstrap 95% CI over the queries both runs asked (a mined query is its repository,
 file, definition line and sentence); writes bench/results/languages.md and .json.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,17 +60,24 @@ TUNE_GROUPS: dict[str, list[Path]] = {
 }
 
 
-def run(label: str, groups: Sequence[str], factor: float | None, collections: str | None) -> None:
+def run(
+    label: str, groups: Sequence[str], factor: float | None, collections: str | None,
+    start: str | None,
+) -> None:
     """``factor``: the test factor to score with; ``collections``: the label of a run (of
-    the same code) whose collections to score again, instead of indexing anew."""
+    the same code) whose collections to score again, instead of indexing anew; ``start``:
+    the label of a run (of any code, same encoder) whose collections a copy of starts
+    this run's, so that only the texts this code embeds differently are encoded."""
     if factor is not None:
         tests_last.TEST_FACTOR = factor
     for group in groups:
         began = time.perf_counter()
         per_query = WORK / label / f"{group}.jsonl"
+        work = WORK / (collections or label) / "collections" / group
+        if start is not None and not work.exists():
+            shutil.copytree(WORK / start / "collections" / group, work)
         run_eval(GROUPS[group], modes=MODES, index_kinds=("flat",), strict=True,
-                 baseline=False, per_query=per_query,
-                 work=WORK / (collections or label) / "collections" / group)
+                 baseline=False, per_query=per_query, work=work)
         print(f"{group}: {time.perf_counter() - began:.0f} s", flush=True)
 
 
@@ -99,6 +110,7 @@ def report(before: str, after: str, note: str) -> None:
             diff = [100 * x for x in paired_bootstrap_ci(a, b)]
             rows.append({
                 "language": group, "mode": mode, "before": _mrr(list(old[mode].values())),
+                "before_paired": _mrr([old[mode][k] for k in shared]),
                 "after": _mrr(list(new[mode].values())), "queries_before": len(old[mode]),
                 "queries_after": len(new[mode]), "paired": len(shared), "gain_ci": diff,
             })
@@ -109,15 +121,21 @@ def report(before: str, after: str, note: str) -> None:
         "`embedstore eval --strict`, flat index, default encoder, 2-core CPU. MRR@10 in "
         "points; each language's validation-multi repositories pooled, Python: 4 of its 12 "
         "validation packages (boltons, packaging, pluggy, sqlparse). Δ = after - before over "
-        "the queries both runs asked, paired bootstrap 95% CI.",
+        "the queries both runs asked, paired bootstrap 95% CI; the paired column is "
+        f"{before} on those queries only, so it and {after} differ by Δ when {after} "
+        f"asks a subset of {before}'s queries.",
         "",
-        f"| language | mode | {before} | {after} | Δ [95% CI] | queries (paired) |",
-        "|---|---|---|---|---|---|",
+        f"| language | mode | {before} | {before} paired | {after} | Δ [95% CI] | "
+        "queries before / after (paired) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         d, lo, hi = r["gain_ci"]
-        lines.append(f"| {r['language']} | {r['mode']} | {r['before']:.1f} | {r['after']:.1f} | "
-                     f"{d:+.1f} [{lo:+.1f}, {hi:+.1f}] | {r['queries_after']} ({r['paired']}) |")
+        lines.append(
+            f"| {r['language']} | {r['mode']} | {r['before']:.1f} | {r['before_paired']:.1f} | "
+            f"{r['after']:.1f} | {d:+.1f} [{lo:+.1f}, {hi:+.1f}] | {r['queries_before']} / "
+            f"{r['queries_after']} ({r['paired']}) |"
+        )
     if note:
         lines += ["", note]
     RESULTS.mkdir(exist_ok=True)
@@ -150,6 +168,8 @@ def main() -> None:
     running.add_argument("--groups", nargs="+", choices=list(GROUPS), default=list(GROUPS))
     running.add_argument("--factor", type=float, help="test factor (1: tests not lowered)")
     running.add_argument("--collections", help="score the collections of this run's label")
+    running.add_argument("--from", dest="start",
+                         help="start from a copy of this run's collections (vectors reused)")
     reporting = sub.add_parser("report")
     reporting.add_argument("before")
     reporting.add_argument("after")
@@ -158,7 +178,7 @@ def main() -> None:
     tuning.add_argument("--factors", nargs="+", type=float, default=[1.0, 0.95, 0.9, 0.8, 0.6])
     args = parser.parse_args()
     if args.command == "run":
-        run(args.label, args.groups, args.factor, args.collections)
+        run(args.label, args.groups, args.factor, args.collections, args.start)
     elif args.command == "report":
         report(args.before, args.after, args.note)
     else:
