@@ -16,6 +16,7 @@ import numpy as np
 
 from embedstore.chunking.types import Chunk
 from embedstore.evaluation.dataset import EvalQuery
+from embedstore.evaluation.hit_rules import is_hit
 from embedstore.evaluation.metrics import CUTOFF
 from embedstore.ingest.indexer import embedding_text
 from embedstore.store import db
@@ -25,9 +26,10 @@ if TYPE_CHECKING:
 
 
 def whole_definition_ranks(
-    collection: Collection, queries: Sequence[EvalQuery], *, strict: bool
-) -> tuple[list[int | None], list[str]]:
-    """Per query: the rank of its function among whole-definition vectors, and the first hit."""
+    collection: Collection, queries: Sequence[EvalQuery], rules: Sequence[str]
+) -> tuple[dict[str, list[int | None]], list[str]]:
+    """Per hit rule, per query: the rank of its function among whole-definition vectors;
+    and per query the first hit."""
     manifest = collection.manifest
     encoder = collection.encoder
     rows = db.whole_unit_rows(collection.conn)
@@ -45,16 +47,16 @@ def whole_definition_ranks(
         vectors[split] = encoder.encode(texts)  # (len(split), d)
     query_vectors = encoder.encode([q.query for q in queries], kind="query")  # (q, d)
     scores = query_vectors @ vectors.T  # (q, u)
-    ranks: list[int | None] = []
+    ranks: dict[str, list[int | None]] = {rule: [] for rule in rules}
     firsts: list[str] = []
     for q, row_scores in zip(queries, scores, strict=True):
         best = np.argsort(-row_scores, kind="stable")[:CUTOFF]
-        first, last = (q.def_line, q.def_line) if strict else (q.start_line, q.end_line)
-        ranks.append(next(
-            (rank for rank, i in enumerate(best, start=1)
-             if rows[i][1] == q.path and rows[i][2] <= last and rows[i][3] >= first),
-            None,
-        ))
+        for rule in rules:
+            ranks[rule].append(next(
+                (rank for rank, i in enumerate(best, start=1)
+                 if is_hit(rule, q, rows[i][1], rows[i][2], rows[i][3], rows[i][5])),
+                None,
+            ))
         top = rows[best[0]]
         firsts.append(f"{top[1]}:{top[2]}-{top[3]}")
     return ranks, firsts

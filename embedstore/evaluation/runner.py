@@ -14,6 +14,7 @@ from embedstore.errors import UserInputError
 from embedstore.evaluation.baseline import whole_definition_ranks
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.dataset import MIN_WORDS, EvalQuery, build_corpus
+from embedstore.evaluation.hit_rules import CONTAINS, OVERLAP, TIGHT, is_hit
 from embedstore.evaluation.metrics import CUTOFF, rank_metrics
 from embedstore.ingest.indexer import IndexOptions, index_folder, prepare_collection, reuse_vectors
 from embedstore.progress import NullProgress, Progress
@@ -43,6 +44,9 @@ class EvalRow:
     whole_mrr: float | None = None
     # Paired bootstrap 95% CI of this row's MRR@10 minus the default mode's (points).
     vs_default: tuple[float, float, float] | None = None
+    # Strict: MRR@10 under the rule before issue 33 (the hit's lines contain the def line),
+    # beside the tight rule's metrics, for comparison.
+    contains_mrr: float | None = None
 
 
 @dataclass
@@ -51,6 +55,7 @@ class EvalReport:
     encoder: str
     seed: int
     strict: bool
+    rule: str = OVERLAP  # the hit rule of the metrics: tight when strict
     queries: int = 0
     units: int = 0
     chunks: int = 0
@@ -64,22 +69,17 @@ class _Scored:
     """Per-query outcome of one configuration over every repository, for pooling."""
 
     ranks: list[int | None] = field(default_factory=list)
+    contains: list[int | None] = field(default_factory=list)  # ranks under the contains rule
     split: list[bool] = field(default_factory=list)
     seconds: float = 0.0
     firsts: list[str] = field(default_factory=list)  # what ranked first, per query
 
 
-def rank_of(hits: Sequence[SearchResult], target: EvalQuery, *, strict: bool) -> int | None:
-    """1-based rank of the first hit for the target function.
-
-    Strict: the hit's lines contain the function's `def` line. Otherwise any
-    overlap with the function's lines counts.
-    """
-    first, last = (target.def_line, target.def_line) if strict else (
-        target.start_line, target.end_line
-    )
+def rank_of(hits: Sequence[SearchResult], target: EvalQuery, rule: str) -> int | None:
+    """1-based rank of the first hit for the target function under a hit rule
+    (:mod:`embedstore.evaluation.hit_rules`)."""
     for rank, hit in enumerate(hits, start=1):
-        if hit.path == target.path and hit.start_line <= last and hit.end_line >= first:
+        if is_hit(rule, target, hit.path, hit.start_line, hit.end_line, hit.text):
             return rank
     return None
 
@@ -115,7 +115,7 @@ def run_eval(
     if reuse is not None and len(paths) > 1:
         raise UserInputError("--reuse serves one repository; evaluate the others without it")
     ui = progress or NullProgress()
-    report = EvalReport([str(p) for p in paths], "", seed, strict)
+    report = EvalReport([str(p) for p in paths], "", seed, strict, TIGHT if strict else OVERLAP)
     pooled: dict[tuple[str, str, bool], _Scored] = {}
     lines: list[dict[str, object]] = []
     with _workspace(work) as space:
@@ -141,16 +141,17 @@ def run_eval(
                     if baseline and kind == index_kinds[0]:
                         configs.append((BASELINE, "flat", header))
                     for config in configs:
-                        scored = _score(collection, queries, config[0], strict, ui)
-                        report.rows.append(_row(name, config, scored.ranks, split, scored.seconds))
+                        scored = _score(collection, queries, config[0], report.rule, ui)
+                        report.rows.append(_row(name, config, scored, split))
                         total = pooled.setdefault(config, _Scored())
                         total.ranks += scored.ranks
+                        total.contains += scored.contains
                         total.split += split
                         total.seconds += scored.seconds
                         lines += _per_query_lines(name, config, queries, scored, split)
                     collection.close()
         if len(paths) > 1:
-            report.rows += [_row(POOLED, c, s.ranks, s.split, s.seconds) for c, s in pooled.items()]
+            report.rows += [_row(POOLED, c, s, s.split) for c, s in pooled.items()]
     _add_intervals(report, pooled)
     if per_query is not None:
         _write_per_query(per_query, lines)
@@ -202,38 +203,42 @@ def _count(report: EvalReport, collection: Collection, split: Sequence[bool]) ->
 
 
 def _score(
-    collection: Collection, queries: Sequence[EvalQuery], mode: str, strict: bool, ui: Progress
+    collection: Collection, queries: Sequence[EvalQuery], mode: str, rule: str, ui: Progress
 ) -> _Scored:
+    """Each query's rank under ``rule`` and, when that is tight, under the contains rule."""
     stage = f"{mode} / {collection.manifest.index.get('kind', '')}"
     ui.start(stage, len(queries))
     began = time.perf_counter()
+    rules = (rule, CONTAINS) if rule == TIGHT else (rule,)
     if mode == BASELINE:
-        ranks, firsts = whole_definition_ranks(collection, queries, strict=strict)
+        ranks, firsts = whole_definition_ranks(collection, queries, rules)
         ui.advance(stage, len(queries))
     else:
-        ranks, firsts = [], []
+        ranks, firsts = {r: [] for r in rules}, []
         for q in queries:
             hits = search(collection, q.query, CUTOFF, mode=mode)
-            ranks.append(rank_of(hits, q, strict=strict))
+            for r in rules:
+                ranks[r].append(rank_of(hits, q, r))
             firsts.append(f"{hits[0].location} {hits[0].symbol or ''}".strip() if hits else "")
             ui.advance(stage)
     ui.finish(stage)
-    return _Scored(ranks, [], time.perf_counter() - began, firsts)
+    return _Scored(ranks[rule], ranks.get(CONTAINS, []), [], time.perf_counter() - began, firsts)
 
 
 def _row(
-    repo: str, config: tuple[str, str, bool], ranks: Sequence[int | None],
-    split: Sequence[bool], seconds: float,
+    repo: str, config: tuple[str, str, bool], scored: _Scored, split: Sequence[bool]
 ) -> EvalRow:
     mode, kind, header = config
+    ranks = scored.ranks
     rr = reciprocal_ranks(ranks, CUTOFF)
     on_split = [r for r, s in zip(rr, split, strict=True) if s]
     on_whole = [r for r, s in zip(rr, split, strict=True) if not s]
     return EvalRow(
         repo, mode, kind, header, len(ranks), rank_metrics(ranks),
-        1000 * seconds / len(ranks),
+        1000 * scored.seconds / len(ranks),
         100 * sum(on_split) / len(on_split) if on_split else None,
         100 * sum(on_whole) / len(on_whole) if on_whole else None,
+        contains_mrr=rank_metrics(scored.contains)[f"mrr@{CUTOFF}"] if scored.contains else None,
     )
 
 
@@ -270,8 +275,9 @@ def _per_query_lines(
     return [
         {"repo": repo, "mode": mode, "index": kind, "header": header, "query": q.query,
          "path": q.path, "def_line": q.def_line, "symbol": q.symbol, "split": s,
-         "rank": r, "first": f}
-        for q, r, s, f in zip(queries, scored.ranks, split, scored.firsts, strict=True)
+         "rank": r, **({"rank_contains": c} if scored.contains else {}), "first": f}
+        for q, r, c, s, f in zip(queries, scored.ranks, scored.contains or [None] * len(queries),
+                                 split, scored.firsts, strict=True)
     ]
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from embedstore.errors import UserInputError
 from embedstore.evaluation.dataset import EvalQuery
+from embedstore.evaluation.hit_rules import CONTAINS, OVERLAP, TIGHT
 from embedstore.evaluation.runner import rank_of, run_eval
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.search import SearchResult
@@ -99,7 +100,10 @@ def test_several_repos_are_scored_alone_and_pooled_with_intervals(
     assert report.queries == 3 and report.repos == [str(one), str(two)]
     pooled = {r.mode: r for r in report.rows if r.repo == "pooled"}
     assert set(pooled) == {"hybrid", "dense", "lexical", "whole-definition dense"}
-    assert pooled["lexical"].metrics["mrr@10"] == pytest.approx(100 * 2 / 3)
+    # gamma's unit is the run of tiny functions merged from beta: it contains gamma's def
+    # line, but is not gamma under the tight rule.
+    assert pooled["lexical"].metrics["mrr@10"] == pytest.approx(100 * 1 / 3)
+    assert pooled["lexical"].contains_mrr == pytest.approx(100 * 2 / 3)
     assert pooled["hybrid"].vs_default is None
     diff, low, high = pooled["lexical"].vs_default or (0, 0, 0)
     assert low <= diff <= high
@@ -115,8 +119,30 @@ def test_several_repos_are_scored_alone_and_pooled_with_intervals(
 def test_strict_rule_needs_the_def_line(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
     hit = SearchResult(1, "a.py", 1, 1, 1, 1, "python", "lines", 1.0, "@decorator")
     query = EvalQuery("q", "a.py", start_line=1, end_line=3, symbol="f", def_line=2)
-    assert rank_of([hit], query, strict=False) == 1
-    assert rank_of([hit], query, strict=True) is None
+    assert rank_of([hit], query, OVERLAP) == 1
+    assert rank_of([hit], query, CONTAINS) is None
+    assert rank_of([hit], query, TIGHT) is None
+
+
+def test_strict_scores_the_tight_rule_with_the_contains_rule_beside_it(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # `alpha` is a method of a class over budget: its class's outline contains its def line.
+    fields = "\n".join(f"    field_{i} = {i}" for i in range(200))
+    source = (
+        f"class Holder:\n{fields}\n\n    def alpha(self):\n"
+        '        """Return the zebra giraffe antelope count now."""\n'
+        "        return self.zebra_giraffe_antelope\n"
+    )
+    repo = write_repo(tmp_path / "repo", {"a.py": source})
+    per_query = tmp_path / "ranks.jsonl"
+    report = run_eval(repo, encoder=FAKE_SPEC, modes=("lexical",), index_kinds=("flat",),
+                      strict=True, baseline=False, per_query=per_query)
+    (row,) = report.rows
+    assert report.rule == TIGHT
+    line = json.loads(per_query.read_text())
+    assert line["rank"] == 1 and row.metrics["mrr@10"] == 100
+    assert row.contains_mrr == 100 and line["rank_contains"] == 1
 
 
 def test_a_kept_work_folder_makes_the_second_run_encode_nothing(
