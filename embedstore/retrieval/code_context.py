@@ -53,6 +53,7 @@ from embedstore.retrieval.context import (
     render,
 )
 from embedstore.retrieval.filters import SearchFilters
+from embedstore.retrieval.receivers import Receiver, receivers, returned_type
 from embedstore.retrieval.search import allowed_file_ids, lexical_hits
 from embedstore.retrieval.tokenizers import load_tokenizer
 from embedstore.store import db, symbol_table
@@ -80,6 +81,8 @@ SIBLING = 0.25
 TESTED = 1.0
 # Members of a class the code refers to: what the next `obj.method(` may call.
 MEMBER_SHARE = 0.5
+# The first member of a class a name used near the cursor holds (`x = Cls()`, `x: Cls`).
+RECEIVER = 2.0
 # Similar code (RepoCoder): the last lines as a query; its hits' scores by rank.
 SIMILAR_WINDOW_LINES = 10
 # ... and at most this many of their last characters: a query's cost grows with its length,
@@ -252,6 +255,7 @@ def _structural(
         if len(rows) == 1:
             add(rows[0], UNIQUE_NAME + USED_NEAR * near[name] * 0.5)
     _add_members(collection, candidates, near)
+    _add_receivers(collection, code, language, candidates, near)
     return candidates
 
 
@@ -365,12 +369,7 @@ def _add_members(
         owner, dot, _ = row.qualname.rpartition(".")
         if dot:
             members_of.setdefault((_member_scope(row), owner), []).append(row)
-    # `obj.method` near the cursor: the nearest use of each attribute name.
-    attribute_near: dict[str, float] = {}
-    for name, weight in near.items():
-        if "." in name:
-            last = name.rsplit(".", 1)[1]
-            attribute_near[last] = max(attribute_near.get(last, 0.0), weight)
+    attribute_near = _attribute_near(near)
     for cls in classes:
         members = members_of.get((_member_scope(cls.row), cls.row.qualname), [])
         # An outline cut short keeps what a caller needs first: the members used near the
@@ -382,6 +381,64 @@ def _add_members(
             score = cls.score * MEMBER_SHARE + USED_NEAR * used
             found = candidates.setdefault((member.path, member.start_line), Candidate(member))
             found.score = max(found.score, score)
+
+
+def _attribute_near(near: dict[str, float]) -> dict[str, float]:
+    """`obj.method` near the cursor: the nearest use of each attribute name."""
+    found: dict[str, float] = {}
+    for name, weight in near.items():
+        if "." in name:
+            last = name.rsplit(".", 1)[1]
+            found[last] = max(found.get(last, 0.0), weight)
+    return found
+
+
+def _add_receivers(
+    collection: Collection, code: str, language: str,
+    candidates: dict[tuple[str, int], Candidate], near: dict[str, float],
+) -> None:
+    """The members of the classes the names used near the cursor hold (receivers.py): what
+    the next `x.` calls, those used near the cursor first, then public ones in source order,
+    each after the first weighing less, so that one class cannot crowd out the rest."""
+    held: dict[str, float] = {}  # class name -> how near its holder is used
+    for name, found in receivers(code, language).items():
+        use = max((w for chain, w in near.items()
+                   if chain == name or chain.startswith(name + ".")), default=0.0)
+        for made in _classes_made_by(collection, found, language):
+            held[made] = max(held.get(made, 0.0), use)
+    if not held:
+        return
+    attribute_near = _attribute_near(near)
+    rows = [r for r in symbol_table.definitions_named(collection.conn, sorted(held))
+            if r.kind in _HAS_MEMBERS]
+    for name in held:
+        of_name = [r for r in rows if r.name == name]
+        # A class name several files define: the one the code imports, else none.
+        if len(of_name) > 1:
+            of_name = [r for r in of_name if (r.path, r.start_line) in candidates][:1]
+        for row in of_name:
+            cls = candidates.setdefault((row.path, row.start_line), Candidate(row))
+            if not cls.members:
+                _add_members(collection, {(row.path, row.start_line): cls}, near)
+            ordered = sorted(cls.members, key=lambda m: (
+                -attribute_near.get(m.name, 0.0), m.name.startswith("_")))
+            for order, member in enumerate(ordered):
+                it = candidates.setdefault((member.path, member.start_line), Candidate(member))
+                it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1))
+
+
+def _classes_made_by(collection: Collection, found: Receiver, language: str) -> list[str]:
+    """The class ``found``'s source names, or that a function of that name returns."""
+    name = found.source.rsplit(".", 1)[-1]
+    if not found.called:
+        return [name]
+    rows = symbol_table.definitions_named(collection.conn, [name])
+    if any(r.kind in _HAS_MEMBERS for r in rows):
+        return [name]
+    made = [returned_type("\n".join(_lines(collection, r.path).get(n, "")
+                                    for n in range(r.start_line, r.signature_end_line + 1)),
+                          language) for r in rows if r.kind in ("function", "method")]
+    return list(dict.fromkeys(m.rsplit(".", 1)[-1] for m in made if m))
 
 
 def _add_similar(

@@ -259,3 +259,27 @@ def test_a_member_shown_on_its_own_comes_under_its_class_header(
             shown.append(budget)
             assert text.index("class Row:") < text.index("path: str"), text
     assert shown and min(shown) < 16  # before the whole class outline fits
+
+
+def test_a_name_a_called_function_returns_into_shows_its_class_members_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    """`resp = session.get(...)`: get's return annotation says resp is a Response, which
+    the code never imports; its public members come before the many other definitions."""
+    others = "".join(f"def helper_{i}(value):\n    return value\n\n\n" for i in range(30))
+    collection = indexed(tmp_path, {
+        "pkg/http.py": (
+            "class Response:\n    def __init__(self, body):\n        self.body = body\n\n"
+            "    def close(self):\n        return None\n\n"
+            "    def json(self):\n        return {}\n\n\n"
+            "class Session:\n    def get(self, url: str) -> \"Response\":\n"
+            "        return Response(url)\n"),
+        "pkg/helpers.py": others,
+    })
+    code = ("from pkg.http import Session\nfrom pkg import helpers\n\n\n"
+            "def fetch(session: Session, url):\n    resp = session.get(url)\n")
+    words = lambda texts: [len(t.split()) for t in texts]  # noqa: E731
+    packed = context_for_code(collection, code, path="app.py", max_tokens=60, tokenizer=words,
+                              similar=False)
+    assert "def close(self):" in packed.text and "def json(self):" in packed.text
+    assert packed.text.index("class Response:") < packed.text.index("def helper_")
