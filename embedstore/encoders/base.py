@@ -67,16 +67,18 @@ def encode_in_batches(
     batch_size: int,
     on_batch: BatchCallback | None = None,
     run: BatchRunner = map,
+    same_length: bool = False,
 ) -> np.ndarray:
     """Run ``encode_batch`` over length-sorted batches of token-id lists (or texts).
 
     A batch holds ``batch_size`` items of the longest length in the call, or
     as many shorter ones as fit in the same padded size (see budget_batches).
+    ``same_length`` (token-id lists): a batch holds rows of one length only.
     ``run`` maps ``encode_batch`` over the batches (Streams.map: several at once).
     Rows come back in input order: (n,) items -> float32 (n, dim).
     """
     out = np.zeros((len(items), dim), dtype=np.float32)  # (n, dim)
-    batches = budget_batches([len(t) for t in items], batch_size)
+    batches = budget_batches([len(t) for t in items], batch_size, same_length=same_length)
     inputs = [[items[i] for i in batch] for batch in batches]
     for batch, vectors in zip(batches, run(encode_batch, inputs), strict=True):
         out[batch] = vectors  # (len(batch), dim)
@@ -85,7 +87,9 @@ def encode_in_batches(
     return out
 
 
-def budget_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+def budget_batches(
+    lengths: Sequence[int], batch_size: int, *, same_length: bool = False
+) -> list[list[int]]:
     """Indices in batches of similar length, longest first, each within one token budget.
 
     The budget is ``batch_size`` rows of the longest length: a batch of long
@@ -93,6 +97,12 @@ def budget_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     so every batch costs about the same and none is mostly padding. Sorting by
     token count (not characters) keeps padding near zero; longest first makes
     an out-of-memory error show up on the first batch.
+
+    ``same_length`` puts only equal lengths in a batch, so nothing is padded. A
+    row's vector then depends on its text alone: the matrix kernels round by the
+    padded length (1e-3 apart in bf16, 1e-7 in fp32), so a text encoded beside
+    longer ones would score differently than when encoded with others, and an
+    index's scores would depend on its history (issue 30 G8).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
@@ -101,7 +111,9 @@ def budget_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     batches: list[list[int]] = []
     for i in order:
         # Sorted longest first: a batch's first item sets its padded length.
-        if batches and (len(batches[-1]) + 1) * max(lengths[batches[-1][0]], 1) <= budget:
+        padded = lengths[batches[-1][0]] if batches else 0
+        fits = not same_length or padded == lengths[i]
+        if batches and fits and (len(batches[-1]) + 1) * max(padded, 1) <= budget:
             batches[-1].append(i)
         else:
             batches.append([i])

@@ -197,7 +197,7 @@ class SentenceTransformerEncoder:
         -> float32 (n, D) unit rows."""
         return encode_in_batches(
             rows, self._encode_ids, dim=self._dim, batch_size=batch_size, on_batch=on_batch,
-            run=self._streams.map,
+            run=self._streams.map, same_length=True,
         )
 
     @property

@@ -133,7 +133,7 @@ class PLTEncoder:
         ids = token_ids(self._tokenizer, texts, self.max_tokens)
         return encode_in_batches(
             ids, self._encode_batch, dim=self.dim, batch_size=batch_size, on_batch=on_batch,
-            run=self._streams.map,
+            run=self._streams.map, same_length=True,
         )
 
     @torch.inference_mode()
