@@ -6,8 +6,11 @@ finds both, and the outline, which also holds the method's signature, often come
 first: a reader who asked for `prepare_headers` gets `PreparedRequest` at rank 1 and
 has to look inside it. So a class ranks after every one of its own members in the list,
 and each of those members shows the class's header line (``SearchResult.owner_header``)
-instead of the class standing above it. A class keeps its place when the query names
-it: then the class itself is what was asked for.
+instead of the class standing above it. A class keeps its place when the query is its
+name (`PreparedRequest`, `class PreparedRequest`, `models.PreparedRequest`): then the
+class itself is what was asked for, and every member, whose lexical terms hold its
+class's name, matches too. A sentence that mentions the class ("the alternate
+constructor of OneToOne") asks for something in it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from embedstore.chunking.grammars import CLASS_KINDS
 from embedstore.store.db import UnitRow
 
-_WORD = re.compile(r"\w+")
+# What joins a qualified name's parts: `a.B`, `a::B`, `a/B`.
+_QUALIFIER = re.compile(r"[.:/\\]+")
 
 
 def members_first(
@@ -42,10 +46,9 @@ def members_first(
         c.id: {row.id for row in by_file[(c.path, c.doc_id)] if _inside(row, c)} for c in classes
     }
     owners = _innermost_owners(members, rows)
-    named = set(_WORD.findall(query))
     waiting = {
         c.id: {m for m in members[c.id] if position[m] > position[c.id]}
-        for c in classes if _name(c) not in named
+        for c in classes if not _asks_for(query, c)
     }
     out: list[tuple[int, float]] = []
     held: dict[int, float] = {}  # classes waiting for their members, with their scores
@@ -70,6 +73,12 @@ def class_header(row: UnitRow) -> str:
     lines = row.text.split("\n")
     name = _name(row)
     return next((line for line in lines if name and name in line), lines[0]).strip()
+
+
+def _asks_for(query: str, owner: UnitRow) -> bool:
+    """Whether the query is the class's name, perhaps qualified or with the word "class"."""
+    words = [word for word in query.split() if word.lower() != "class"]
+    return len(words) == 1 and _QUALIFIER.split(words[0])[-1] == _name(owner)
 
 
 def _name(row: UnitRow) -> str:

@@ -19,6 +19,7 @@ from embedstore.errors import UserInputError
 from embedstore.lexical import fts_query, index_terms, query_terms
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.fusion import fuse
+from embedstore.retrieval.members_first import class_header, members_first
 from embedstore.retrieval.tests_last import demote_tests, is_descriptive
 from embedstore.store import db
 
@@ -65,6 +66,9 @@ class SearchResult:
     # Where a unit of a PDF, slide deck, notebook or web page is in its file, as a URL
     # fragment ("page=12", "slide=7", "cell=5", an HTML id); None for code and text.
     anchor: str | None = None
+    # A member's class's header line (`class PreparedRequest:`), when the class's outline
+    # matched too and ranks after it (embedstore.retrieval.members_first); else None.
+    owner_header: str | None = None
 
     @property
     def location(self) -> str:
@@ -126,12 +130,13 @@ def search(
         ranked = lexical
     else:
         ranked = fuse(dense, lexical, fetch)
-    rows: dict[int, db.UnitRow] = {}
+    rows = db.unit_rows(collection.conn, [i for i, _ in ranked])
     if is_descriptive(query):
-        rows = db.unit_rows(collection.conn, [i for i, _ in ranked])
         ranked = demote_tests(ranked, rows)
+    ranked, owners = members_first(ranked, rows, query)
     top = ranked[:k]
-    return _results(collection, top, dict(dense), dict(lexical), query, vector, rows)
+    headers = {m: class_header(rows[c]) for m, c in owners.items()}
+    return _results(collection, top, dict(dense), dict(lexical), query, vector, rows, headers)
 
 
 def _results(
@@ -142,8 +147,10 @@ def _results(
     query: str,
     query_vector: np.ndarray | None,
     read: dict[int, db.UnitRow],
+    owner_headers: dict[int, str] | None = None,
 ) -> list[SearchResult]:
-    """The hits of ``top``; ``read``: rows already read (the rest are read here)."""
+    """The hits of ``top``; ``read``: rows already read (the rest are read here);
+    ``owner_headers``: a member's class's header line, by the member's id."""
     ids = [i for i, _ in top]
     root = collection.manifest.source_root
     # A collection of one file has that file as its root.
@@ -165,6 +172,7 @@ def _results(
             kind=row.kind, score=score, text=row.text, symbol=row.symbol,
             dense_score=dense_scores.get(unit_id), lexical_score=lexical_scores.get(unit_id),
             document_id=row.doc_id, collection=collection.name, anchor=row.location,
+            owner_header=(owner_headers or {}).get(unit_id),
             abs_path=None if root is None or row.doc_id else (
                 root if one_file else str(Path(root, row.path))
             ),

@@ -33,7 +33,10 @@ def test_a_class_without_listed_members_or_named_by_the_query_keeps_its_place() 
     alone = [(1, 0.9), (4, 0.8)]
     assert members_first(alone, ROWS, "an http request")[0] == alone
     named = [(1, 0.9), (2, 0.7)]
-    assert members_first(named, ROWS, "the Request class")[0] == named
+    for query in ("Request", "class Request", "http.Request"):
+        assert members_first(named, ROWS, query)[0] == named
+    # A sentence that mentions the class asks for something in it.
+    assert members_first(named, ROWS, "headers of a Request")[0] == [(2, 0.7), (1, 0.7)]
 
 
 def test_nested_classes_wait_for_their_members_innermost_first() -> None:
