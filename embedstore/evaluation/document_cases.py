@@ -76,6 +76,10 @@ class _Found:
     main: bool = False  # inside the page's marked main content (HTML)
 
 
+# A case, and the paragraph whose first sentence it asks (a sentence case's) or None.
+_Pair = tuple[DocumentCase, _Paragraph | None]
+
+
 @dataclass(frozen=True)
 class MinedCorpus:
     """The cases of one corpus, the sentences to strip from each file, and what was lost."""
@@ -163,10 +167,10 @@ def _mine(path: Path) -> list[_Found]:
         return []  # a file the miner cannot read gives no case; the index decides the rest
 
 
-def _heading_cases(found: dict[str, list[_Found]]) -> list[tuple[DocumentCase, None]]:
+def _heading_cases(found: dict[str, list[_Found]]) -> list[_Pair]:
     counts = Counter(normalize(heading_query(f.title)) for sections in found.values()
                      for f in sections)
-    cases = []
+    cases: list[_Pair] = []
     for path, sections in found.items():
         for f in sections:
             query = heading_query(f.title)
@@ -175,8 +179,8 @@ def _heading_cases(found: dict[str, list[_Found]]) -> list[tuple[DocumentCase, N
     return cases
 
 
-def _sentence_cases(found: dict[str, list[_Found]]) -> list[tuple[DocumentCase, _Paragraph]]:
-    cases = []
+def _sentence_cases(found: dict[str, list[_Found]]) -> list[_Pair]:
+    cases: list[_Pair] = []
     for path, sections in found.items():
         titles = Counter(normalize(f.title) for f in sections)
         for f in sections:
@@ -187,9 +191,6 @@ def _sentence_cases(found: dict[str, list[_Found]]) -> list[tuple[DocumentCase, 
                 cases.append((DocumentCase(sentence, "sentence", path, f.title, f.location),
                               f.paragraph))
     return cases
-
-
-_Pair = tuple[DocumentCase, _Paragraph | None]
 
 
 def _sample(cases: list[_Pair], seed: int, limit: int | None) -> list[_Pair]:
