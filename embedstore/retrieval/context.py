@@ -173,6 +173,38 @@ def render(blocks: Sequence[ContextBlock]) -> str:
     return "\n\n".join(b.render() for b in sorted(blocks, key=lambda b: b.best_rank))
 
 
+class _Costs:
+    """Blocks' token costs as the sum of their parts' counts, each distinct text counted once.
+
+    A block renders as a header line, a fence, its lines with an ``…`` line between runs,
+    and a fence; tokenizers that split at line breaks first (BERT's WordPiece,
+    SentencePiece's Metaspace) count the whole as the sum of those lines, and for the rest
+    it is close: :func:`pack_context` checks the sum with one count of the rendered whole.
+    """
+
+    def __init__(self, count: TokenCounter) -> None:
+        self.count = count
+        self.known: dict[str, int] = {}
+
+    def learn(self, texts: Sequence[str]) -> None:
+        """Count the texts not counted yet, in one call."""
+        new = [t for t in dict.fromkeys(texts) if t not in self.known]
+        if new:
+            self.known.update(zip(new, self.count(new), strict=True))
+
+    def of(self, blocks: Sequence[ContextBlock]) -> int:
+        return sum(self._block(b) for b in blocks)
+
+    def _block(self, block: ContextBlock) -> int:
+        ranges = block.ranges
+        where = ",".join(f"{first}-{last}" for first, last in ranges)
+        parts = [f"{block.path}:{where}", f"```{block.language}", "```", ELISION]
+        self.learn(parts)
+        head, fence, close, elision = (self.known[p] for p in parts)
+        return (head + fence + close + elision * (len(ranges) - 1)
+                + sum(self.known[line] for line in block.lines.values()))
+
+
 def pack_context(
     query: str, hits: Sequence[SearchResult], max_tokens: int, count_tokens: TokenCounter
 ) -> RagContext:
@@ -182,29 +214,41 @@ def pack_context(
     as its signature and the longest clean prefix of its matched piece that
     fits, else not at all (smaller later hits still get their chance). A hit
     overlapping or adjoining a block already taken from the same file is
-    merged into it, so no line appears twice.
+    merged into it, so no line appears twice. Each line is counted once (see
+    ``_Costs``); the rendered whole is counted at the end, and the last hits
+    taken are given back while it runs over.
     """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
-
-    def cost(blocks: Sequence[ContextBlock]) -> int:
-        return count_tokens([render(blocks)])[0] if blocks else 0
-
+    costs = _Costs(count_tokens)
+    costs.learn([line for hit in hits for line in hit.text.split("\n")])
     blocks: list[ContextBlock] = []
+    taken: list[list[ContextBlock]] = [blocks]  # the blocks after each hit taken
     for rank, hit in enumerate(hits):
         whole = with_block(blocks, ContextBlock(hit.path, hit.language, unit_lines(hit), rank))
-        if cost(whole) <= max_tokens:
+        if costs.of(whole) <= max_tokens:
             blocks = whole
+            taken.append(blocks)
             continue
         options = [with_block(blocks, part) for part in excerpts(hit, rank)]
         # Longer excerpts cost more, so the ones that fit are a prefix of the list.
         fitting = bisect.bisect_left(
-            range(len(options)), True, key=lambda i: cost(options[i]) > max_tokens
+            range(len(options)), True, key=lambda i: costs.of(options[i]) > max_tokens
         )
         if fitting:
             blocks = options[fitting - 1]
-    ordered = sorted(blocks, key=lambda b: b.best_rank)
-    return RagContext(query, render(ordered), cost(ordered), max_tokens, ordered)
+            taken.append(blocks)
+    while True:
+        ordered = sorted(taken[-1], key=lambda b: b.best_rank)
+        text = render(ordered)
+        tokens = count_tokens([text])[0] if ordered else 0
+        if tokens <= max_tokens or len(taken) == 1:
+            return RagContext(query, text, tokens, max_tokens, ordered)
+        # The sum ran over: give back hits until it is under by as much as it was wrong.
+        error = tokens - costs.of(ordered)
+        taken.pop()
+        while len(taken) > 1 and costs.of(taken[-1]) + error > max_tokens:
+            taken.pop()
 
 
 def context(

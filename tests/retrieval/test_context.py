@@ -208,3 +208,21 @@ def test_collection_context_widens_hits_to_whole_definitions(
     assert first.ranges[0] == (1, 1) and len(first.ranges) == 2
     assert first.ranges[1][0] == top.match_start_line
     assert "…" in tight.text.splitlines()
+
+
+def test_packing_counts_each_line_once_and_the_whole_once() -> None:
+    """Issue 32: packing re-counted the whole context for every hit it tried (some 2 s an
+    answer on a busy machine); now each distinct text is counted once, the whole once more."""
+    units = _stdlib_units("shlex.py") + _stdlib_units("textwrap.py")
+    hits = random.Random(0).sample(units, 15)
+    counted: list[str] = []
+
+    def recording(texts: list[str]) -> list[int]:
+        counted.extend(texts)
+        return words(texts)
+
+    packed = pack_context("q", hits, 400, recording)
+    assert 0 < packed.tokens == cost(packed.text) <= 400
+    assert counted.count(packed.text) == 1
+    long_texts = [t for t in counted if t.count("\n") > 1]  # renders of blocks
+    assert long_texts == [packed.text]
