@@ -191,6 +191,21 @@ def is_test_code(path: str, language: str, symbol: str | None = None, text: str 
     )
 
 
+def tested_file_name(path: str, language: str) -> str | None:
+    """The name of the file a test file is named after (`x_test.go` -> `x.go`, `test_x.py`
+    -> `x.py`, `x.test.ts` -> `x.ts`, `XTest.java` -> `X.java`); None for no test file."""
+    rule = _TEST_CODE.get(language)
+    if rule is None:
+        return None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    named = [name[len(p):] for p in rule.prefixes if name.startswith(p)]
+    named += [name[: -len(s)] + Path(s).suffix for s in rule.suffixes if name.endswith(s)]
+    named += [stem + "." + rest for stem, infix, rest in
+              (name.partition(i) for i in rule.infixes) if infix]
+    # `conftest.py` and `_test.go` are named after no file.
+    return next((n for n in named if "." in n[1:] and not n.startswith(".")), None)
+
+
 def _leading_lines(text: str) -> list[str]:
     """A unit's lines up to its first that is neither comment nor attribute: its header."""
     lines = []

@@ -1119,12 +1119,13 @@ def _join(folder: str, path: str) -> str:
 
 # --- Identifiers ---------------------------------------------------------------------------
 
-# A name, or a chain of them joined by dots; not the tail of a number (`1e5`).
-_CHAIN = re.compile(r"(?<![\w$])[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+# A name, or a chain of them joined by dots, or by `::` as Rust and C++ reach into a type or
+# module (`NaiveDate::MAX`, `crate::group::parse_group`); not the tail of a number (`1e5`).
+_CHAIN = re.compile(r"(?<![\w$])[^\W\d]\w*(?:(?:\.|::)[^\W\d]\w*)*")
 
 
-# `head.member` where head starts a chain (not `a.head.member`).
-_MEMBER = re.compile(r"(?<![\w$.])([^\W\d]\w*)\.([^\W\d]\w*)")
+# `head.member` (or `head::member`) where head starts a chain (not `a.head.member`).
+_MEMBER = re.compile(r"(?<![\w$.:])([^\W\d]\w*)(?:\.|::)([^\W\d]\w*)")
 
 
 def member_uses(text: str, imports: Sequence[ImportRef]) -> dict[tuple[str, str], int]:
@@ -1142,13 +1143,14 @@ def identifiers(text: str) -> list[tuple[str, int]]:
     """Each identifier of ``text`` with its 1-based line, in order.
 
     A dotted chain comes whole and then part by part: `client.get` gives
-    "client.get", "client", "get". Keywords, strings and comments are not told
-    apart: callers look the names up, and a name that is no symbol finds nothing.
+    "client.get", "client", "get"; a `::` path is a chain too: `Utc::now` gives
+    "Utc.now", "Utc", "now". Keywords, strings and comments are not told apart:
+    callers look the names up, and a name that is no symbol finds nothing.
     """
     found: list[tuple[str, int]] = []
     for number, line in enumerate(text.split("\n"), 1):
         for match in _CHAIN.finditer(line):
-            chain = match.group()
+            chain = match.group().replace("::", ".")
             found.append((chain, number))
             if "." in chain:
                 found.extend((part, number) for part in chain.split("."))

@@ -103,6 +103,26 @@ def test_a_traits_methods_are_its_members(tmp_path: Path, fake_encoder: FakeEnco
     assert members["Shape"] == ["area", "name"]
 
 
+def test_a_rust_path_into_a_type_is_a_use_of_its_member(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # `Date::add_days(` just above the cursor: of Date's many items that one comes first, as
+    # `date.add_days(` would in Python.
+    items = "".join(f"    /// Day {i}.\n    pub fn day_{i}(&self) -> u32 {{\n        {i}\n"
+                    "    }\n\n" for i in range(30))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "cal"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod date;\n",
+        "src/date.rs": "/// A day.\npub struct Date {\n    days: i32,\n}\n\nimpl Date {\n" + items
+                       + "    pub fn add_days(&self, n: i32) -> Date {\n"
+                         "        Date { days: self.days + n }\n    }\n}\n",
+    })
+    code = ("use crate::date::Date;\n\nfn next_week(d: &Date) -> Date {\n"
+            "    let d = Date::add_days(d, 7);\n    ")
+    text = context(collection, code, "src/week.rs", max_tokens=120)
+    assert "pub fn add_days(&self, n: i32) -> Date {" in text
+
+
 # --- Go ---------------------------------------------------------------------------------------
 
 GO_SERVER = """package server
@@ -222,6 +242,25 @@ def test_a_go_packages_files_share_their_names_without_an_import(
     # A test sees the package's tests too.
     test_text = context(cobra(tmp_path / "t"), code, "args_test.go")
     assert "command_test.go" in test_text
+
+
+def test_a_go_test_files_package_names_from_the_file_it_tests_come_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # Four siblings; `store_test.go` tests `store.go`, whose API its tests call next.
+    helpers = "".join(f"// Helper{i} helps.\nfunc Helper{i}(n int) int {{\n\treturn n\n}}\n\n"
+                      for i in range(12))
+    collection = indexed(tmp_path, {
+        "go.mod": "module example.com/kv\n\ngo 1.20\n",
+        "codec.go": "package kv\n\n" + helpers,
+        "store.go": "package kv\n\n// NewStore makes an empty store.\n"
+                    "func NewStore(path string) *Store {\n\treturn &Store{}\n}\n\n"
+                    "type Store struct{}\n",
+        "util.go": "package kv\n\n" + helpers.replace("Helper", "Util"),
+    })
+    code = 'package kv\n\nimport "testing"\n\nfunc TestPut(t *testing.T) {\n\ts := '
+    text = context(collection, code, "store_test.go", max_tokens=60)
+    assert "func NewStore(path string) *Store {" in text
 
 
 # --- TypeScript -------------------------------------------------------------------------------
@@ -353,3 +392,16 @@ def test_a_package_indexed_from_inside_imports_its_modules_by_its_own_name(
     index_folder(store, root, IndexOptions(name="email", encoder=FAKE_SPEC))
     code = "from email import utils\n\n\ndef stamp():\n    return utils."
     assert "def formatdate(timeval=None):" in context(store.open("email"), code, "message.py")
+
+
+def test_a_rust_module_bound_whole_gives_its_items(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, {
+        **RUST_MODULES,
+        "src/config/mod.rs": "/// Settings.\npub struct Config {\n    verbose: bool,\n}\n",
+    })
+    # `use crate::config;` binds the module, which config/mod.rs is, as error.rs is `error`.
+    for module in ("config", "error"):
+        code = f"use crate::{module};\n\nfn load() -> {module}::"
+        assert "pub struct " in context(collection, code, "src/run.rs")
