@@ -49,6 +49,10 @@ class SearchHit(BaseModel):
     shown: list[tuple[int, int]] = Field(
         description="The runs of the definition's lines that the text shows, in order."
     )
+    location: str | None = Field(default=None, description=(
+        "A unit of a document: where it is in the file, path#page=12 (a PDF page; slide=7, "
+        "cell=5 or a web page's heading id for other formats). Null for code."
+    ))
 
 
 class SkippedOutput(BaseModel):
@@ -256,6 +260,7 @@ def _hit(shown: _Shown) -> SearchHit:
         end_line=hit.end_line, match_start_line=hit.match_start_line,
         match_end_line=hit.match_end_line, symbol=hit.symbol, kind=hit.kind,
         score=round(hit.score, 4), shown=shown.runs,
+        location=f"{hit.abs_path or hit.path}#{hit.anchor}" if hit.anchor else None,
     )
 
 
@@ -285,7 +290,8 @@ def skipped_lines(skipped: Sequence[Skipped]) -> list[str]:
 def _render(rank: int, shown: _Shown) -> str:
     hit = shown.hit
     name = f"  {hit.symbol}" if hit.symbol else ""
-    head = (f"{rank}. {hit.abs_path or hit.path}:{hit.start_line}-{hit.end_line}{name}  "
+    where = f"#{hit.anchor}" if hit.anchor else f":{hit.start_line}-{hit.end_line}"
+    head = (f"{rank}. {hit.abs_path or hit.path}{where}{name}  "
             f"({hit.kind}, score {hit.score:.3f})")
     lines = hit.text.split("\n")
     body: list[str] = []

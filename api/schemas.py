@@ -218,6 +218,14 @@ class Hit(BaseModel):
     found_by: str
     dense_score: float | None
     lexical_score: float | None
+    location: str = Field(description=(
+        "Where it is: path#anchor for a unit of a document (a PDF's page=12, a slide's "
+        "slide=7, a notebook's cell=5, a web page's heading id), else path:start-end."
+    ))
+    anchor: str | None = Field(default=None, description=(
+        "A document unit's place in its file as a URL fragment (page=12, slide=7, cell=5, "
+        "an HTML id): open the file at #anchor. Null for code and text files."
+    ))
     html: str | None = Field(default=None, description=(
         "The definition, syntax-highlighted: one <span class=\"line\"> per line, with class "
         "\"match\" on the matched piece's lines and \"folded\" on lines a preview leaves out."

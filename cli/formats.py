@@ -21,6 +21,8 @@ def result_json(r: SearchResult) -> dict[str, object]:
         "kind": r.kind, "symbol": r.symbol, "language": r.language,
         "score": _rounded(r.score), "text": r.text, "found_by": r.found_by,
         "dense_score": _rounded(r.dense_score), "lexical_score": _rounded(r.lexical_score),
+        # path#page=12 for a unit of a document (PDF page, slide, notebook cell, HTML id).
+        "location": r.location,
     }
 
 
@@ -38,11 +40,13 @@ def print_jsonl(results: Sequence[SearchResult]) -> None:
 def print_vimgrep(results: Sequence[SearchResult]) -> None:
     """`path:line:1:text` per result, what Vim's and Emacs' grep modes and VS Code read.
 
-    The line is where the best-matching piece starts, the text that line.
+    The line is where the best-matching piece starts, the text that line; a unit of a
+    document says first where it is in the file (``#page=12``), which its lines are not.
     """
     for r in results:
         line = r.text.split("\n")[r.match_start_line - r.start_line]
-        sys.stdout.write(f"{editor_path(r)}:{r.match_start_line}:1:{line}\n")
+        where = f"#{r.anchor} " if r.anchor else ""
+        sys.stdout.write(f"{editor_path(r)}:{r.match_start_line}:1:{where}{line}\n")
 
 
 def print_files(results: Sequence[SearchResult]) -> None:

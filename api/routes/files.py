@@ -3,6 +3,8 @@ drawn from the collection's own definitions."""
 
 from __future__ import annotations
 
+import mimetypes
+import pathlib
 import re
 import sqlite3
 from typing import Annotated, Literal
@@ -10,6 +12,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
+from starlette.responses import FileResponse
 
 from embedstore.api.deps import CollectionDep
 from embedstore.api.highlight import highlight_lines
@@ -67,18 +70,47 @@ FilePath = Annotated[str, Path(description="The file's path, as search results g
 
 
 # Without highlight=true, no html_lines key at all: the answer stays what it always was.
-@router.get("/files/{path:path}", response_model_exclude_none=True)
+@router.get("/files/{path:path}", response_model=FileText, response_model_exclude_none=True,
+            responses={
+                200: {"content": {"application/octet-stream": {}},
+                      "description": "The file's text as JSON; with raw=true, the file itself."},
+            })
 def get_file(
     path: FilePath, collection: CollectionDep,
     highlight: Annotated[bool, Query(description="Also return `html_lines`.")] = False,
-) -> FileText:
+    raw: Annotated[bool, Query(description=(
+        "The indexed file itself, as it is on disk (a PDF, to open at #page=N), with its "
+        "media type; 404 for a document pushed by id, which has no file."
+    ))] = False,
+) -> FileText | FileResponse:
     """The whole text of one indexed file or document, to show a hit in its file."""
+    if raw:
+        return raw_file(collection, path)
     found = file_text(collection.conn, path)
     if found is None:
         raise HTTPException(404, f"no file {path!r} in collection {collection.name!r}")
     if highlight:
         found.html_lines = highlight_lines(found.text, found.language)
     return found
+
+
+def raw_file(collection: Collection, path: str) -> FileResponse:
+    """The file of a folder's collection that ``path`` names, if the collection indexed it
+    and it is still inside the indexed folder."""
+    row = collection.conn.execute(
+        "SELECT 1 FROM files WHERE path = ? AND doc_id IS NULL", (path,)
+    ).fetchone()
+    root = collection.manifest.source_root
+    if row is None or root is None:
+        raise HTTPException(404, f"no file {path!r} on disk for collection {collection.name!r}")
+    base = pathlib.Path(root).resolve()
+    # A collection of one file has that file as its root.
+    target = base if base.is_file() else (base / path).resolve()
+    if not target.is_file() or not (target == base or target.is_relative_to(base)):
+        raise HTTPException(404, f"{path!r} is no longer on disk")
+    media = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+    # inline: the browser shows a PDF in its viewer (at #page=N) rather than saving it.
+    return FileResponse(target, media_type=media, content_disposition_type="inline")
 
 
 def file_text(conn: sqlite3.Connection, path: str) -> FileText | None:

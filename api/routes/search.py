@@ -91,7 +91,8 @@ def hit_out(r: SearchResult, with_html: bool) -> Hit:
         match_end_line=r.match_end_line, kind=r.kind, language=r.language,
         score=round(r.score, SCORE_PLACES), text=r.text, symbol=r.symbol, found_by=r.found_by,
         dense_score=_rounded(r.dense_score), collection=r.collection, abs_path=r.abs_path,
-        lexical_score=_rounded(r.lexical_score), html=highlight(r) if with_html else None,
+        lexical_score=_rounded(r.lexical_score), location=r.location, anchor=r.anchor,
+        html=highlight(r) if with_html else None,
     )
 
 

@@ -1,5 +1,5 @@
 // The results list: hits as compact cards, a member under its class, query terms marked.
-// Uses `urlOf`, `stateFromURL` and `openFile` from app.js.
+// Uses `urlOf`, `stateFromURL`, `openFile` and `collectionURL` from app.js.
 "use strict";
 
 // Code lines a folded hit shows: its first line and the start of the matched piece, so
@@ -70,13 +70,20 @@ function renderUnit(box, { hit }, prefix, { terms, withCollection, tag, lines })
   const where = document.createElement("span");
   where.className = "location";
   const link = document.createElement("a");
-  link.href = urlOf({ ...stateFromURL(), view });
-  link.textContent = `${hit.path}:${hit.start_line}-${hit.end_line}`;
-  link.addEventListener("click", (event) => {
-    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    event.preventDefault();
-    openFile(view);
-  });
+  link.textContent = placeOf(hit);
+  if (opensAtPage(hit)) {
+    // A PDF opens in the browser's own viewer, at the hit's page.
+    link.href = rawURL(hit);
+    link.target = "_blank";
+    link.rel = "noopener";
+  } else {
+    link.href = urlOf({ ...stateFromURL(), view });
+    link.addEventListener("click", (event) => {
+      if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      event.preventDefault();
+      openFile(view);
+    });
+  }
   const text = document.createElement("span");
   text.append(prefix, link);
   where.append(text);
@@ -86,7 +93,8 @@ function renderUnit(box, { hit }, prefix, { terms, withCollection, tag, lines })
   const meta = span("meta", `${hit.kind} · ${hit.score.toFixed(3)} · ${hit.found_by}`);
   meta.title = "kind · score · found by";
   // An editor opens `abs_path:line` where the file is on disk; else the indexed range.
-  const copied = hit.abs_path ? `${hit.abs_path}:${hit.start_line}` : `${hit.path}:${hit.start_line}-${hit.end_line}`;
+  const copied = hit.anchor ? `${hit.abs_path || hit.path}#${hit.anchor}` :
+    hit.abs_path ? `${hit.abs_path}:${hit.start_line}` : `${hit.path}:${hit.start_line}-${hit.end_line}`;
   head.append(meta);
   const code = document.createElement("div");
   code.className = "code hl";
@@ -98,6 +106,20 @@ function renderUnit(box, { hit }, prefix, { terms, withCollection, tag, lines })
   if (foldTo(code, lines)) head.append(moreButton(box, code));
   head.append(copyButton(copied));
 }
+
+// Where a hit is, as a person reads it: a document's page, slide or cell ("manual.pdf ·
+// page 12"), a web page's heading id (classes.html#private-variables), else its lines.
+const PLACES = ["page", "slide", "cell"];
+function placeOf(hit) {
+  if (!hit.anchor) return `${hit.path}:${hit.start_line}-${hit.end_line}`;
+  const [key, value] = hit.anchor.split("=");
+  return PLACES.includes(key) && value ? `${hit.path} · ${key} ${value}` : `${hit.path}#${hit.anchor}`;
+}
+
+// A page of a PDF on disk: the file route serves the file itself, the fragment its page.
+const opensAtPage = (hit) => Boolean(hit.abs_path && hit.anchor && hit.anchor.startsWith("page="));
+const rawURL = (hit) => `${collectionURL(hit.collection)}/files/` +
+  `${hit.path.split("/").map(encodeURIComponent).join("/")}?raw=true#${hit.anchor}`;
 
 const span = (className, text) => {
   const element = document.createElement("span");

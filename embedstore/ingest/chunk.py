@@ -142,5 +142,6 @@ def chunk_source(run: Run, source: SourceFile, shown: HeaderPath) -> FileWork:
             # its outline, and its methods' code is theirs to be found by.
             terms=" ".join(index_terms(f"{header}\n" + "\n".join(c.text for c in plan.chunks))),
             location=None if document is None else document.location_at(plan.start_line),
+            language=None if document is None else document.language_at(plan.start_line),
         ))
     return FileWork(source, units, texts, extract_symbols(source.text, source.language))

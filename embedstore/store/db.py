@@ -67,11 +67,14 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_unit ON chunks(unit_id);
 CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash);
 -- Where a unit of a document is in its file (a URL fragment: page=12, slide=7, cell=5, an
--- HTML id), for the units that have one. A table of its own rather than a column of units,
--- so that a store of this format without it just gains it, and older embedstores ignore it.
+-- HTML id), for the units that have one, and its own language where it is code inside a
+-- document (a notebook's code cell: python). A table of its own rather than columns of
+-- units, so that a store of this format without it just gains it, and older embedstores
+-- ignore it.
 CREATE TABLE IF NOT EXISTS unit_locations (
     unit_id INTEGER PRIMARY KEY REFERENCES units(id) ON DELETE CASCADE,
-    location TEXT NOT NULL
+    location TEXT NOT NULL,
+    language TEXT
 );
 CREATE TABLE IF NOT EXISTS pending_vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
 -- Lexical index: rowid = unit id; code-aware terms (embedstore.lexical) of the
@@ -123,6 +126,7 @@ class NewUnit:
     owner_terms: str  # ... of its enclosing class (or module)
     terms: str  # ... of its path, context and whole text
     location: str | None = None  # where a document's unit is: "page=12" (see unit_locations)
+    language: str | None = None  # a document's code unit's own language (a notebook's cell)
 
 
 @dataclass(frozen=True)
@@ -361,7 +365,8 @@ def apply_changes(
                 )
                 unit_id = int(cur.lastrowid or 0)
                 if u.location is not None:
-                    conn.execute("INSERT INTO unit_locations VALUES (?, ?)", (unit_id, u.location))
+                    conn.execute("INSERT INTO unit_locations VALUES (?, ?, ?)",
+                                 (unit_id, u.location, u.language))
                 conn.executemany(
                     "INSERT INTO chunks(unit_id, start_line, end_line, context, text, text_hash, "
                     "vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -426,8 +431,9 @@ def unit_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, UnitRow
     if not ids:
         return {}
     rows = conn.execute(
-        "SELECT u.id, f.path, f.language, u.start_line, u.end_line, u.kind, u.symbol, u.text, "
-        "f.doc_id, l.location FROM units u JOIN files f ON f.id = u.file_id "
+        "SELECT u.id, f.path, coalesce(l.language, f.language), u.start_line, u.end_line, "
+        "u.kind, u.symbol, u.text, f.doc_id, l.location FROM units u "
+        "JOIN files f ON f.id = u.file_id "
         "LEFT JOIN unit_locations l ON l.unit_id = u.id "
         "WHERE u.id IN (SELECT value FROM json_each(?))",
         (json.dumps([int(i) for i in ids]),),

@@ -79,6 +79,11 @@ class Rendered:
         section = self.section_at(line)
         return section.location or None if section is not None else None
 
+    def language_at(self, line: int) -> str | None:
+        """The language of the code at ``line`` (a notebook's code cell), None for prose."""
+        section = self.section_at(line)
+        return None if section is None else section.language
+
 
 def render(document: Document) -> Rendered:
     """The document as text: each section's heading (where the path changes), then its text,

@@ -20,8 +20,10 @@ def read_pptx(data: bytes) -> Document:
     for number, slide in enumerate(deck.slides, start=1):
         title_shape = slide.shapes.title
         title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
+        # python-pptx hands out a new proxy per access: shapes compare by id.
+        title_id = title_shape.shape_id if title_shape is not None else None
         blocks = [title] + [text for shape in _shapes(slide.shapes)
-                            if shape is not title_shape and (text := shape_text(shape))]
+                            if shape.shape_id != title_id and (text := shape_text(shape))]
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             notes = slide.notes_slide.notes_text_frame.text.strip()
             if notes:
