@@ -7,7 +7,8 @@ variants offline from the same stored vectors and BM25 candidate lists:
 
     python bench/retrieval_study.py [--validation DIR] [--max-queries 1000]
 
-Strict rule throughout: a hit must contain the query function's `def` line.
+Tight rule throughout (embedstore.evaluation.hit_rules): a hit must be the query's
+function itself, not a class outline or merged run holding its `def` line.
 Prints MRR@10 per variant for both sets and writes bench/results/retrieval_study.json.
 """
 
@@ -28,6 +29,7 @@ from stdlib_corpus import stdlib_copy
 
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.dataset import EvalQuery, build_corpus
+from embedstore.evaluation.hit_rules import TIGHT, is_hit
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.lexical import STOP_WORDS, code_terms, index_terms
 from embedstore.store.store import Store
@@ -65,8 +67,9 @@ class Repo:
     piece_unit: np.ndarray  # (c,) row of each chunk's unit
     piece_lines: np.ndarray  # (c, 2)
     piece_vectors: np.ndarray  # (c, d)
+    piece_texts: list[str]
     query_vectors: np.ndarray  # (q, d)
-    targets: list[int]  # row of the unit holding each query's def line
+    targets: list[int]  # row of the unit that is each query's function (tight rule)
     conn: sqlite3.Connection  # in-memory copy for lexical variants
 
 
@@ -83,7 +86,7 @@ def load(name: str, path: Path, queries: list[EvalQuery]) -> Repo:
     ).fetchall()
     row_of = {u[0]: i for i, u in enumerate(units)}
     chunks = conn.execute(
-        "SELECT unit_id, start_line, end_line, context, vector FROM chunks "
+        "SELECT unit_id, start_line, end_line, context, vector, text FROM chunks "
         "ORDER BY unit_id, start_line"
     ).fetchall()
     first_context: dict[int, str] = {}
@@ -115,7 +118,8 @@ def load(name: str, path: Path, queries: list[EvalQuery]) -> Repo:
         by_path.setdefault(u[1], []).append(i)
     targets = []
     for q in queries:
-        hit = [i for i in by_path.get(q.path, []) if units[i][2] <= q.def_line <= units[i][3]]
+        hit = [i for i in by_path.get(q.path, [])
+               if is_hit(TIGHT, q, units[i][1], units[i][2], units[i][3], units[i][5])]
         targets.append(hit[0] if hit else -1)
     mem = sqlite3.connect(":memory:")
     mem.execute("CREATE TABLE units "
@@ -126,7 +130,7 @@ def load(name: str, path: Path, queries: list[EvalQuery]) -> Repo:
         name, queries, [u[1] for u in units], np.array([[u[2], u[3]] for u in units]),
         unit_vectors, whole, np.array([row_of[c[0]] for c in chunks]),
         np.array([[c[1], c[2]] for c in chunks]), db.from_blobs([c[4] for c in chunks], dim),
-        qv, targets, mem,
+        [c[5] for c in chunks], qv, targets, mem,
     )
     collection.close()
     return repo
@@ -163,7 +167,7 @@ def dense_piece_max(repo: Repo, n: int = 100) -> list[list[tuple[int, float]]]:
 
 
 def chunk_level_ranks(repo: Repo) -> list[int | None]:
-    """v0.1 dense: pieces ranked on their own; a hit is a piece containing the def line."""
+    """v0.1 dense: pieces ranked on their own; a hit is a piece that is the function (tight)."""
     scores = repo.query_vectors @ repo.piece_vectors.T  # (q, c)
     ranks = []
     for q, s in zip(repo.queries, scores, strict=True):
@@ -172,7 +176,7 @@ def chunk_level_ranks(repo: Repo) -> list[int | None]:
         for r, c in enumerate(order, start=1):
             unit = repo.piece_unit[c]
             a, b = repo.piece_lines[c]
-            if repo.unit_path[unit] == q.path and a <= q.def_line <= b:
+            if is_hit(TIGHT, q, repo.unit_path[unit], int(a), int(b), repo.piece_texts[c]):
                 rank = r
                 break
         ranks.append(rank)
