@@ -1,0 +1,99 @@
+"""Document hits on the search page, in Debian's chromium: a PDF hit shows its page and
+opens the PDF itself at that page from the file route; a notebook's code cell shows as code."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from embedstore.ingest.indexer import IndexOptions, index_folder
+from embedstore.store.store import Store
+from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.server import Server, running_server
+from tests.chunking.readers.make_pdf import make_pdf
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+
+MANUAL = make_pdf(
+    [["Introduction", "This manual explains the frobnicator."],
+     ["Installation", "Unpack the archive and run the installer."],
+     ["Mangling", "Private attribute names are mangled with the class name."]],
+    outline=[(0, "Introduction", 0), (0, "Installation", 1), (0, "Mangling", 2)],
+)
+NOTEBOOK = json.dumps({
+    "nbformat": 4, "nbformat_minor": 5,
+    "metadata": {"language_info": {"name": "python", "file_extension": ".py"}},
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Loading\n", "Read the table."]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [],
+         "source": ["def load_table(path):\n", "    return open(path).read().split()\n"]},
+    ],
+})
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("documents")
+    folder = base / "docs"
+    folder.mkdir()
+    (folder / "manual.pdf").write_bytes(MANUAL)
+    (folder / "analysis.ipynb").write_text(NOTEBOOK)
+    index_folder(Store(base / "store"), folder, IndexOptions(name="docs"))
+    # Generous: on a busy machine the server takes minutes to load the model.
+    with running_server(base / "store", timeout=600) as srv:
+        yield srv
+
+
+@contextmanager
+def searched(server: Server, query: str) -> Iterator[Page]:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator("#collection option")).to_have_count(1)
+        page.fill("#query", query)
+        page.click("#options-toggle")
+        page.check("input[name=mode][value=lexical]")
+        page.click("button[type=submit]")
+        expect(page.locator(".hit").first).to_be_visible()
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+def test_a_pdf_hit_shows_its_page_and_opens_the_pdf_there(server: Server) -> None:
+    from playwright.sync_api import expect
+
+    with searched(server, "private attribute names mangled") as page:
+        first = page.locator(".hit").first.locator(".location a")
+        expect(first).to_have_text("manual.pdf · page 3")
+        href = first.get_attribute("href") or ""
+        assert href.endswith("/files/manual.pdf?raw=true#page=3")
+        with page.context.expect_page() as opened:
+            first.click()
+        # The new tab asked the file route for the PDF itself, at the hit's page.
+        assert opened.value.url.endswith("/files/manual.pdf?raw=true#page=3")
+    served = httpx.get(server.url + href.split("#")[0])
+    assert served.headers["content-type"] == "application/pdf"
+    assert served.content == MANUAL
+
+
+def test_a_notebook_code_cell_shows_as_code(server: Server) -> None:
+    from playwright.sync_api import expect
+
+    with searched(server, "load_table") as page:
+        hit = page.locator(".hit").first
+        expect(hit.locator(".location a")).to_have_text("analysis.ipynb · cell 2")
+        # Highlighted as the notebook's language: `def` is a Python keyword there.
+        expect(hit.locator(".code .k").first).to_have_text("def")
