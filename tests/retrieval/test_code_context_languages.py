@@ -107,12 +107,16 @@ def test_a_rust_path_into_a_type_is_a_use_of_its_member(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
     # `Date::add_days(` just above the cursor: of Date's many items that one comes first, as
-    # `date.add_days(` would in Python.
+    # `date.add_days(` would in Python (Span has an `add_days` too: the name alone says
+    # nothing).
     items = "".join(f"    /// Day {i}.\n    pub fn day_{i}(&self) -> u32 {{\n        {i}\n"
                     "    }\n\n" for i in range(30))
     collection = indexed(tmp_path, {
         "Cargo.toml": '[package]\nname = "cal"\nversion = "0.1.0"\n',
-        "src/lib.rs": "pub mod date;\n",
+        "src/lib.rs": "pub mod date;\npub mod span;\n",
+        "src/span.rs": "pub struct Span {\n    days: i32,\n}\n\nimpl Span {\n"
+                       "    pub fn add_days(&self, n: i32) -> Span {\n"
+                       "        Span { days: self.days + n }\n    }\n}\n",
         "src/date.rs": "/// A day.\npub struct Date {\n    days: i32,\n}\n\nimpl Date {\n" + items
                        + "    pub fn add_days(&self, n: i32) -> Date {\n"
                          "        Date { days: self.days + n }\n    }\n}\n",
