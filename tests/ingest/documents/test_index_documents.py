@@ -15,6 +15,7 @@ from embedstore.store import db
 from embedstore.store.store import Store
 from tests.chunking.readers.make_pdf import make_pdf
 from tests.fakes import FAKE_SPEC, FakeEncoder
+from tests.ingest.watch.test_watch import wait_for, watching
 
 HTML = (Path(__file__).parents[2] / "chunking" / "readers" / "files" / "classes-excerpt.html")
 MANUAL = make_pdf(
@@ -103,3 +104,24 @@ def test_a_document_is_re_indexed_by_its_content_hash(
     (usage,) = search(collection, "run it once", 1, mode="lexical",
                       filters=SearchFilters(languages=("pdf",)))
     assert usage.location == "manual.pdf#page=2"
+
+
+def test_watch_indexes_a_new_pdf_at_its_pages(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
+    root = tmp_path / "repo"  # the watch helpers index it as collection "repo"
+    root.mkdir()
+    (root / "manual.pdf").write_bytes(MANUAL)
+    store = Store()
+
+    def found() -> str | None:
+        collection = store.open("repo")
+        try:
+            hits = search(collection, "rotate every token", 1, mode="lexical")
+        finally:
+            collection.close()
+        return hits[0].location if hits else None
+
+    with watching(store, root) as reports:
+        assert reports[0].files_new == 1
+        (root / "guide.pdf").write_bytes(make_pdf([["Intro"], ["Rotate every token weekly."]]))
+        # Generous: a watch run reads the PDF and commits on a machine that may be busy.
+        wait_for(lambda: found() == "guide.pdf#page=2", "the new PDF", timeout=120)
