@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -73,7 +72,7 @@ def score_repo(collection: Collection, queries: Sequence[EvalQuery], ranks: Rank
         seen["after"] = [rows[i] for i, _ in after[:CUTOFF] if i in rows]
         return after, owners
 
-    search_module.members_first = spy  # type: ignore[assignment]
+    search_module.members_first = spy
     vectors = collection.query_encoder.encode([q.query for q in queries], kind="query")
     for n, q in enumerate(queries):
         for mode in MODES:
@@ -93,14 +92,22 @@ def score_set(source: str, work: Path) -> tuple[Ranks, dict[str, list[int]], int
     repos = repositories(source)
     with tempfile.TemporaryDirectory(prefix="members-first-") as tmp:
         for repo in repos:
-            queries = build_corpus(repo, Path(tmp) / repo.name, seed=0, max_queries=1000)
+            mined = build_corpus(repo, Path(tmp) / repo.name, seed=0, max_queries=1000)
+            # Only queries whose stripped file is the one indexed (the code that mines them may
+            # have changed since the collection was built).
+            queries = [q for q in mined if _same(Path(tmp) / repo.name / q.path,
+                                                 work / repo.name / "corpus" / q.path)]
             collection = Collection(work / repo.name / "store" / "with-header")
             began = time.perf_counter()
             score_repo(collection, queries, ranks, pairs)
             collection.close()
-            print(f"  {repo.name}: {len(queries)} queries, {time.perf_counter() - began:.0f} s",
-                  flush=True)
+            print(f"  {repo.name}: {len(queries)} of {len(mined)} queries, "
+                  f"{time.perf_counter() - began:.0f} s", flush=True)
     return ranks, pairs, len(repos)
+
+
+def _same(mined: Path, indexed: Path) -> bool:
+    return indexed.is_file() and mined.read_bytes() == indexed.read_bytes()
 
 
 def summarise(ranks: Ranks, pairs: dict[str, list[int]]) -> list[dict[str, Any]]:
@@ -156,4 +163,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
