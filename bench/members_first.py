@@ -149,7 +149,7 @@ def main() -> None:
         print(name, flush=True)
         ranks, pairs, repos = score_set(source, Path(work))
         rows = summarise(ranks, pairs)
-        results[name] = {"source": source, "repositories": repos, "rows": rows}
+        results[name] = {"source": source, "repositories": repos, "rows": rows, "ranks": ranks}
         for r in rows:
             d, lo, hi = r["gain_ci"]
             lines.append(f"| {name} ({r['queries']:,} queries) | {r['mode']} | {r['rule']} | "
