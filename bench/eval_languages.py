@@ -2,7 +2,7 @@
 
     python bench/eval_languages.py run LABEL [--groups typescript go rust python]
         [--factor F] [--collections LABEL | --from LABEL]
-    python bench/eval_languages.py report BEFORE AFTER [--note TEXT]
+    python bench/eval_languages.py report BEFORE AFTER [--note TEXT] [--contains]
     python bench/eval_languages.py tune [--factors 1 0.95 0.9 0.8 0.6]
 
 `run`: `embedstore eval --strict` (flat index, no baseline; hybrid, dense and lexical) of
@@ -81,13 +81,19 @@ def run(
         print(f"{group}: {time.perf_counter() - began:.0f} s", flush=True)
 
 
-def _ranks(path: Path) -> dict[str, dict[tuple[str, ...], int | None]]:
-    """Per mode: each query's rank (None: not in the results)."""
+def _ranks(path: Path, contains: bool = False) -> dict[str, dict[tuple[str, ...], int | None]]:
+    """Per mode: each query's rank (None: not in the results).
+
+    ``contains``: the rank under the contains rule (a result holding the `def` line), which
+    was `--strict` before issue 33's tight rule: a file written since has it as
+    `rank_contains`, an older one as its `rank`.
+    """
     by_mode: dict[str, dict[tuple[str, ...], int | None]] = {}
     for line in path.read_text().splitlines():
         row = json.loads(line)
         key = (row["repo"], row["path"], str(row["def_line"]), row["query"])
-        by_mode.setdefault(row["mode"], {})[key] = row["rank"]
+        rank = row.get("rank_contains", row["rank"]) if contains else row["rank"]
+        by_mode.setdefault(row["mode"], {})[key] = rank
     return by_mode
 
 
@@ -96,13 +102,13 @@ def _mrr(ranks: Sequence[int | None]) -> float:
     return 100 * sum(rr) / len(rr)
 
 
-def report(before: str, after: str, note: str) -> None:
+def report(before: str, after: str, note: str, contains: bool) -> None:
     rows: list[dict[str, Any]] = []
     for group in GROUPS:
         old_path, new_path = WORK / before / f"{group}.jsonl", WORK / after / f"{group}.jsonl"
         if not (old_path.exists() and new_path.exists()):
             continue
-        old, new = _ranks(old_path), _ranks(new_path)
+        old, new = _ranks(old_path, contains), _ranks(new_path, contains)
         for mode in MODES:
             shared = sorted(old[mode].keys() & new[mode].keys())
             a = reciprocal_ranks([new[mode][k] for k in shared], CUTOFF)
@@ -117,8 +123,10 @@ def report(before: str, after: str, note: str) -> None:
     lines = [
         "# Search per language (issue 29)",
         "",
-        f"`python bench/eval_languages.py report {before} {after}` after `run` of each; "
-        "`embedstore eval --strict`, flat index, default encoder, 2-core CPU. MRR@10 in "
+        f"`python bench/eval_languages.py report {before} {after}"
+        f"{' --contains' if contains else ''}` after `run` of each; `embedstore eval --strict`"
+        f"{', scored under the contains rule' if contains else ''}, flat index, default "
+        "encoder, 2-core CPU. MRR@10 in "
         "points; each language's validation-multi repositories pooled, Python: 4 of its 12 "
         "validation packages (boltons, packaging, pluggy, sqlparse). Δ = after - before over "
         "the queries both runs asked, paired bootstrap 95% CI; the paired column is "
@@ -174,13 +182,15 @@ def main() -> None:
     reporting.add_argument("before")
     reporting.add_argument("after")
     reporting.add_argument("--note", default="", help="what the two runs were (commits...)")
+    reporting.add_argument("--contains", action="store_true",
+                           help="score both under the contains rule (--strict before issue 33)")
     tuning = sub.add_parser("tune")
     tuning.add_argument("--factors", nargs="+", type=float, default=[1.0, 0.95, 0.9, 0.8, 0.6])
     args = parser.parse_args()
     if args.command == "run":
         run(args.label, args.groups, args.factor, args.collections, args.start)
     elif args.command == "report":
-        report(args.before, args.after, args.note)
+        report(args.before, args.after, args.note, args.contains)
     else:
         tune(args.factors)
 
