@@ -4,8 +4,10 @@
 
 Scores hybrid search (strict rule, flat index) on the held-out fifth of the standard
 library's files (`pairs.held_out`: never trained on by `bench/train_default.py`) with
-each dense weight of `embedstore.retrieval.fusion.fuse`, and the paired difference of
-each against the shipped `DENSE_WEIGHT`. Writes bench/results/fusion_weight.{json,md}.
+each fixed dense weight of `embedstore.retrieval.fusion.fuse` (in place of the per-query
+rule, `embedstore.retrieval.fusion_rule`), and the paired difference of each against
+`DENSE_WEIGHT`, the rule's starting point (bench/adaptive_fusion.py fits the rule).
+Writes bench/results/fusion_weight.{json,md}.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from embedstore.encoders.registry import DEFAULT_ENCODER, canonical_spec
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.metrics import CUTOFF
 from embedstore.evaluation.runner import run_eval
-from embedstore.retrieval import fusion
+from embedstore.retrieval import fusion, search
 from embedstore.tuning.run import TuneReport, copy_held_out
 
 BENCH = Path(__file__).resolve().parent
@@ -43,7 +45,8 @@ def main() -> None:
         report = TuneReport(encoder, "")
         copies = copy_held_out([stdlib_copy(BENCH / "work" / "Lib")], Path(tmp) / "held", report)
         for weight in sorted({*weights, shipped}):
-            fusion.fuse.__defaults__ = (weight,)  # what every hybrid search fuses with
+            # Every hybrid search fuses with this one weight instead of the per-query rule's.
+            search.weight_for = lambda *_, w=weight: w  # type: ignore[assignment]
             ranks_file = Path(tmp) / "ranks.jsonl"
             result = run_eval(copies, encoder=encoder, modes=("hybrid",), index_kinds=("flat",),
                               strict=True, baseline=False, per_query=ranks_file,

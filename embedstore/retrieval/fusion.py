@@ -21,10 +21,11 @@ from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
-# Weight of the dense side; the lexical side gets 1 - DENSE_WEIGHT. Tuned on
-# the standard library only (0.5 ... 0.9 in steps of 0.1; 0.8 was best), and again
-# for the code-tuned default encoder on held-out stdlib files (0.8 still best:
-# bench/results/fusion_weight.md).
+# Weight of the dense side when none is given; the lexical side gets 1 - DENSE_WEIGHT.
+# Tuned on the standard library only (0.5 ... 0.9 in steps of 0.1; 0.8 was best), and
+# again for the code-tuned default encoder on held-out stdlib files (0.8 still best:
+# bench/results/fusion_weight.md). Search passes each query's own weight instead
+# (embedstore.retrieval.fusion_rule), fitted starting from this one.
 DENSE_WEIGHT = 0.8
 
 
