@@ -627,7 +627,8 @@ def _load(path: Path, rel_path: str, max_bytes: int, stats: ScanStats) -> Source
         stats.stamps[rel_path] = _stamp(file_stat)
         if not stat.S_ISREG(file_stat.st_mode):
             return "unreadable"  # FIFOs and devices would block or never end
-        if reader_for(name) is not None:
+        document = reader_for(name) is not None
+        if document:
             max_bytes *= DOCUMENT_SIZE_FACTOR
         if file_stat.st_size > max_bytes:
             return "too_large"
@@ -638,7 +639,7 @@ def _load(path: Path, rel_path: str, max_bytes: int, stats: ScanStats) -> Source
         return "unreadable"
     if len(raw) > max_bytes:
         return "too_large"
-    if reader_for(name) is not None:
+    if document:
         return _load_document(path, rel_path, raw, stats)
     if b"\0" in raw[:_BINARY_SNIFF_BYTES]:
         return "binary"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -192,14 +193,20 @@ def test_f12_concurrent_creation_says_being_created(
 
 
 def damage_pages(store: Store, name: str) -> None:
-    """Garbage over the second half of meta.sqlite's pages; its header stays intact."""
+    """Garbage over the second half of meta.sqlite's pages; its header and its schema's
+    pages stay intact (the schema outgrows its first page as tables are added)."""
     path = store.root / name / DB_FILE
+    with sqlite3.connect(path) as conn:
+        schema = {row[0] for row in conn.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'sqlite_schema'")}
+    conn.close()
     size = path.stat().st_size
     page = 4096
     with open(path, "r+b") as fh:
         for offset in range(max(page, (size // page // 2) * page), size, page):
-            fh.seek(offset)
-            fh.write(os.urandom(page))
+            if offset // page + 1 not in schema:
+                fh.seek(offset)
+                fh.write(os.urandom(page))
 
 
 def test_damaged_pages_are_the_one_line_corrupt_collection_error(
