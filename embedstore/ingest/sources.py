@@ -47,7 +47,7 @@ from typing import Literal, TypeVar, get_args
 
 from pathspec import GitIgnoreSpec
 
-from embedstore.chunking.readers import DocumentReadError, Rendered, read_document, reader_for
+from embedstore.chunking.readers import DocumentReadError, Rendered, is_document, read_document
 from embedstore.errors import UserInputError
 from embedstore.ingest import git
 from embedstore.languages import detect_language
@@ -627,7 +627,7 @@ def _load(path: Path, rel_path: str, max_bytes: int, stats: ScanStats) -> Source
         stats.stamps[rel_path] = _stamp(file_stat)
         if not stat.S_ISREG(file_stat.st_mode):
             return "unreadable"  # FIFOs and devices would block or never end
-        document = reader_for(name) is not None
+        document = is_document(name)
         if document:
             max_bytes *= DOCUMENT_SIZE_FACTOR
         if file_stat.st_size > max_bytes:

@@ -7,7 +7,9 @@ reason for the index's summary. :func:`reader_for` picks one by file name.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import cast
 
 from embedstore.chunking.readers.base import (
     Document,
@@ -17,11 +19,6 @@ from embedstore.chunking.readers.base import (
     Section,
     render,
 )
-from embedstore.chunking.readers.docx import read_docx
-from embedstore.chunking.readers.html import read_html
-from embedstore.chunking.readers.notebook import read_notebook
-from embedstore.chunking.readers.pdf import read_pdf
-from embedstore.chunking.readers.pptx import read_pptx
 from embedstore.chunking.readers.sections import chunk_document
 
 __all__ = [
@@ -32,26 +29,38 @@ __all__ = [
     "Rendered",
     "Section",
     "chunk_document",
+    "is_document",
     "read_document",
     "reader_for",
     "render",
 ]
 
-# By file extension (lower case).
-READERS: dict[str, Reader] = {
-    ".pdf": read_pdf,
-    ".docx": read_docx,
-    ".pptx": read_pptx,
-    ".html": read_html,
-    ".htm": read_html,
-    ".xhtml": read_html,
-    ".ipynb": read_notebook,
+# By file extension (lower case): the reader's module in this package and its function.
+# Imported on first use: pypdfium2, python-docx and python-pptx take a second or more to
+# import, which a run over code alone never needs.
+READERS: dict[str, tuple[str, str]] = {
+    ".pdf": ("pdf", "read_pdf"),
+    ".docx": ("docx", "read_docx"),
+    ".pptx": ("pptx", "read_pptx"),
+    ".html": ("html", "read_html"),
+    ".htm": ("html", "read_html"),
+    ".xhtml": ("html", "read_html"),
+    ".ipynb": ("notebook", "read_notebook"),
 }
+
+
+def is_document(name: str | Path) -> bool:
+    """Whether a reader reads the file of this name (by its extension); imports nothing."""
+    return Path(name).suffix.lower() in READERS
 
 
 def reader_for(name: str | Path) -> Reader | None:
     """The reader of a file by its name, None for a file that is not a document."""
-    return READERS.get(Path(name).suffix.lower())
+    found = READERS.get(Path(name).suffix.lower())
+    if found is None:
+        return None
+    module, function = found
+    return cast(Reader, getattr(importlib.import_module(f"{__name__}.{module}"), function))
 
 
 def read_document(name: str | Path, data: bytes) -> Rendered:
