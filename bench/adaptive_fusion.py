@@ -5,14 +5,15 @@
     python bench/adaptive_fusion.py report NAME...
 
 ``collect`` indexes a docstring-stripped copy of each repository as ``embedstore eval``
-does (same queries, same collection, flat index; kept under bench/work/fusion/ so
-``report`` reuses them) and stores, per query, both sides' candidate lists with the
-units they name: enough to replay any fusion offline. ``--stdlib`` takes the held-out
-fifth of the standard library's files instead of REPO. ``fit`` learns the rule's
-numbers on training dumps only (standard library, /work/data/train,
-/work/data/tmulti) and prints them; ``report`` runs the real search (hybrid as shipped,
-the fixed weight, dense, lexical) over collected sets and writes per-package MRR@10
-with paired bootstrap CIs to bench/results/adaptive_fusion.{md,json}.
+does (same queries, same collection, flat index; kept under bench/work/fusion/; with
+``--reuse-from``, copied from a ``run_eval`` work folder) and stores, per query, both
+sides' candidate lists with the units they name: enough to replay any fusion offline.
+``--stdlib`` takes the held-out fifth of the standard library's files instead of REPO.
+``fit`` learns the rule's numbers on training dumps only (standard library,
+/work/data/train, /work/data/tmulti) and prints them (bench/results/adaptive_fusion_fit.{md,json});
+``report`` replays collected sets (the per-query rule, the fixed weight, dense, lexical)
+and writes per-package MRR@10 with paired bootstrap CIs to
+bench/results/adaptive_fusion.{md,json}.
 """
 
 from __future__ import annotations
@@ -284,7 +285,7 @@ SYSTEMS = ("adaptive", "fixed", "dense", "lexical")
 
 
 def system_rrs(queries: Sequence[Replay]) -> dict[str, list[float]]:
-    """Per system, each query's RR@10: the shipped rule (fusion_rule's numbers), the fixed
+    """Per system, each query's RR@10: the per-query rule (fusion_rule's numbers), the fixed
     DENSE_WEIGHT, and each side alone (weight 1 and 0: the side's own order)."""
     return {
         "adaptive": [reciprocal_rank(r, dense_weight(r.signals)) for r in queries],
@@ -314,7 +315,7 @@ def report(names: Sequence[str]) -> None:
              "each set: each query's two candidate lists (100 each, the shipped default "
              "encoder, flat index) replayed through the fusion and the tests-last demotion; "
              "MRR@10 under the tight rule (the hit is the documented definition itself). "
-             "adaptive: the shipped rule (embedstore/retrieval/fusion_rule.py); fixed: "
+             "adaptive: the per-query rule (embedstore/retrieval/fusion_rule.py); fixed: "
              f"one dense weight {DENSE_WEIGHT}; dense, lexical: each side alone. Δ: "
              "adaptive minus the other, paired bootstrap 95% CI over the package's queries.",
              "", "| set | package | queries | adaptive | fixed 0.8 | dense | lexical | "

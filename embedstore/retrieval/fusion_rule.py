@@ -12,14 +12,16 @@ never on the validation packages, which confirm it
 (bench/results/adaptive_fusion.md).
 
 Only arithmetic on the lists hybrid search fetches anyway: no index is read.
+Measured, not yet used by search: it gained on Python but cost Go about a point
+against the fixed weight (bench/results/adaptive_fusion.md). The hook would be
+``fuse(dense, lexical, fetch, dense_weight(signals(dense, lexical, terms)))``
+with ``terms`` the query's distinct ``lexical.query_terms``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-
-from embedstore.lexical import query_terms
 
 # The top this many of each list are compared (how far apart, how much they share).
 TOP = 10
@@ -73,9 +75,3 @@ def dense_weight(values: Sequence[float]) -> float:
     z = max(-30.0, min(30.0, z))  # the weight has flattened long before; exp stays finite
     return LOWEST + (HIGHEST - LOWEST) / (1.0 + math.exp(-z))
 
-
-def weight_for(
-    query: str, dense: Sequence[tuple[Hashable, float]], lexical: Sequence[tuple[Hashable, float]]
-) -> float:
-    """The dense weight to fuse these two best-first lists of ``query``'s candidates with."""
-    return dense_weight(signals(dense, lexical, len(set(query_terms(query)))))

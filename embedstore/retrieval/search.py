@@ -19,7 +19,6 @@ from embedstore.errors import UserInputError
 from embedstore.lexical import fts_query, index_terms, query_terms
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.fusion import fuse
-from embedstore.retrieval.fusion_rule import weight_for
 from embedstore.retrieval.members_first import class_header, members_first
 from embedstore.retrieval.tests_last import demote_tests, is_descriptive
 from embedstore.store import db
@@ -130,7 +129,7 @@ def search(
     elif mode == "lexical":
         ranked = lexical
     else:
-        ranked = fuse(dense, lexical, fetch, weight_for(query, dense, lexical))
+        ranked = fuse(dense, lexical, fetch)
     rows = db.unit_rows(collection.conn, [i for i, _ in ranked])
     if is_descriptive(query):
         ranked = demote_tests(ranked, rows)

@@ -1,18 +1,11 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
-from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval import fusion_rule
-from embedstore.retrieval.filters import SearchFilters
-from embedstore.retrieval.fusion import fuse
-from embedstore.retrieval.fusion_rule import dense_weight, signals, weight_for
-from embedstore.retrieval.search import CANDIDATES, dense_hits, lexical_hits, search
-from embedstore.store.store import Store
-from tests.fakes import FAKE_SPEC, FakeEncoder
+from embedstore.retrieval.fusion_rule import dense_weight, signals
 
 
 def test_signals_read_gaps_overlap_and_bm25_per_term_off_the_two_lists() -> None:
@@ -39,32 +32,6 @@ def test_the_weight_stays_in_range_for_extreme_signals() -> None:
     for value in (-1e6, 0.0, 1e6):
         weight = dense_weight([value] * len(fusion_rule.SIGNALS))
         assert fusion_rule.LOWEST <= weight <= fusion_rule.HIGHEST
-
-
-FILES = {
-    "server/paths.py": "def data_file_path(name):\n    return ROOT / 'data' / name\n",
-    "server/http.py": "def serve_forever(port):\n    loop.run(port)\n",
-    "server/files.py": "def read_data_file(path):\n    return open(path).read()\n",
-    "client/paths.js": "function dataFilePath(name) {\n  return root + '/data/' + name;\n}\n",
-}
-
-
-def test_hybrid_search_fuses_with_the_query_s_own_weight(
-    tmp_path: Path, fake_encoder: FakeEncoder
-) -> None:
-    for rel, text in FILES.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    store = Store()
-    index_folder(store, tmp_path, IndexOptions(name="repo", encoder=FAKE_SPEC))
-    collection = store.open("repo")
-    query = "path of a data file"
-    vector = collection.query_encoder.encode([query], kind="query")
-    dense = dense_hits(collection, vector, CANDIDATES, SearchFilters(), None, None)
-    lexical = lexical_hits(collection, query, CANDIDATES, None)
-    expected = fuse(dense, lexical, CANDIDATES, weight_for(query, dense, lexical))
-    hits = search(collection, query, k=4)
-    assert [(h.id, h.score) for h in hits] == [(i, pytest.approx(s)) for i, s in expected[:4]]
 
 
 def _weight(dense_scores: list[float], bm25_scores: list[float]) -> float:
