@@ -782,16 +782,18 @@ def _definitions_in(collection: Collection, paths: Iterable[str]) -> list[Defini
 
 
 def _one_per_name(rows: list[DefinitionRow]) -> list[DefinitionRow]:
-    """One definition per qualified name of a file: the first with a body past its signature.
+    """One definition per qualified name of a file: the first, unless it is a bodiless stub
+    of a later one of the same kind.
 
     That is a property's getter (its setter and deleter repeat the name below it), an
     overloaded function's implementation (its `@overload` stubs end on their signature
-    line), the first branch of `if WINDOWS: def getchar ... else: def getchar ...`.
+    line), the first branch of `if WINDOWS: def getchar ... else: def getchar ...` and of
+    ctypes' `c_int = c_long` / `else: class c_int(...)` (what a reader finds first).
     """
     chosen: dict[str, DefinitionRow] = {}
     for row in rows:
         kept = chosen.setdefault(row.qualname, row)
-        if not _has_body(kept) and _has_body(row):
+        if not _has_body(kept) and _has_body(row) and row.kind == kept.kind:
             chosen[row.qualname] = row
     return [row for row in rows if chosen[row.qualname] is row]
 
