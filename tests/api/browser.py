@@ -4,11 +4,15 @@ chromium, how long to wait, and the page's state as its URL holds it."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
+
+    from tests.api.server import Server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # The probe's flags: no sandbox as root, and nothing that reaches for the network.
@@ -46,3 +50,24 @@ def units_in_view(page: Page) -> int:
         const code = h.nextElementSibling.getBoundingClientRect();
         return box.top >= 0 && code.bottom <= window.innerHeight;
     }).length"""))
+
+
+@contextmanager
+def searched(server: Server, query: str, mode: str) -> Iterator[Page]:
+    """A browser page that has run one search in ``mode`` and shows its results."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator("#collection option")).to_have_count(1)
+        page.fill("#query", query)
+        page.click("#options-toggle")
+        page.check(f"input[name=mode][value={mode}]")
+        page.click("button[type=submit]")
+        expect(page.locator(".hit").first).to_be_visible()
+        try:
+            yield page
+        finally:
+            browser.close()

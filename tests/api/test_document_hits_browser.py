@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import httpx
@@ -13,12 +12,12 @@ import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
-from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.browser import CHROMIUM, searched
 from tests.api.server import Server, running_server
 from tests.chunking.readers.make_pdf import make_pdf
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    pass
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 
@@ -52,30 +51,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield srv
 
 
-@contextmanager
-def searched(server: Server, query: str) -> Iterator[Page]:
-    from playwright.sync_api import expect, sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.goto(server.url + "/")
-        expect(page.locator("#collection option")).to_have_count(1)
-        page.fill("#query", query)
-        page.click("#options-toggle")
-        page.check("input[name=mode][value=lexical]")
-        page.click("button[type=submit]")
-        expect(page.locator(".hit").first).to_be_visible()
-        try:
-            yield page
-        finally:
-            browser.close()
-
-
 def test_a_pdf_hit_shows_its_page_and_opens_the_pdf_there(server: Server) -> None:
     from playwright.sync_api import expect
 
-    with searched(server, "private attribute names mangled") as page:
+    with searched(server, "private attribute names mangled", "lexical") as page:
         first = page.locator(".hit").first.locator(".location a")
         expect(first).to_have_text("manual.pdf · page 3")
         href = first.get_attribute("href") or ""
@@ -92,7 +71,7 @@ def test_a_pdf_hit_shows_its_page_and_opens_the_pdf_there(server: Server) -> Non
 def test_a_notebook_code_cell_shows_as_code(server: Server) -> None:
     from playwright.sync_api import expect
 
-    with searched(server, "load_table") as page:
+    with searched(server, "load_table", "lexical") as page:
         hit = page.locator(".hit").first
         expect(hit.locator(".location a")).to_have_text("analysis.ipynb · cell 2")
         # Highlighted as the notebook's language: `def` is a Python keyword there.

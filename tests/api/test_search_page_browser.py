@@ -6,7 +6,6 @@ import re
 import shutil
 import sysconfig
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,11 +13,11 @@ import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
-from tests.api.browser import CHROMIUM, CHROMIUM_ARGS, units_in_view
+from tests.api.browser import CHROMIUM, CHROMIUM_ARGS, searched, units_in_view
 from tests.api.server import Server, running_server
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    pass
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
@@ -35,27 +34,6 @@ def page_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     index_folder(Store(base / "store"), repo, IndexOptions(name="stdlib"))
     with running_server(base / "store") as srv:
         yield srv
-
-
-@contextmanager
-def searched(server: Server, query: str, mode: str) -> Iterator[Page]:
-    """A browser page that has run one search and shows its results."""
-    from playwright.sync_api import expect, sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.goto(server.url + "/")
-        expect(page.locator("#collection option")).to_have_count(1)
-        page.fill("#query", query)
-        page.click("#options-toggle")
-        page.check(f"input[name=mode][value={mode}]")
-        page.click("button[type=submit]")
-        expect(page.locator(".hit").first).to_be_visible()
-        try:
-            yield page
-        finally:
-            browser.close()
 
 
 def test_query_shows_the_function_with_its_location(page_server: Server, tmp_path: Path) -> None:
