@@ -43,14 +43,16 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Literal, TypeVar, get_args
 
 from pathspec import GitIgnoreSpec
 
-from embedstore.chunking.readers import DocumentReadError, Rendered, is_document, read_document
 from embedstore.errors import UserInputError
 from embedstore.ingest import git
 from embedstore.languages import detect_language
+
+if TYPE_CHECKING:
+    from embedstore.chunking.readers import Rendered
 
 DEFAULT_MAX_BYTES = 1 << 20
 # A document may be this many times ``max_bytes``: a PDF of a few hundred pages is tens of
@@ -627,6 +629,10 @@ def _load(path: Path, rel_path: str, max_bytes: int, stats: ScanStats) -> Source
         stats.stamps[rel_path] = _stamp(file_stat)
         if not stat.S_ISREG(file_stat.st_mode):
             return "unreadable"  # FIFOs and devices would block or never end
+        # Here, not at the top: the readers' package brings in the whole chunking stage,
+        # which `list` and `info` (they import this module) never need.
+        from embedstore.chunking.readers import is_document
+
         document = is_document(name)
         if document:
             max_bytes *= DOCUMENT_SIZE_FACTOR
@@ -666,6 +672,8 @@ def _load_document(
     path: Path, rel_path: str, raw: bytes, stats: ScanStats
 ) -> SourceFile | SkipReason:
     """A document read by its reader; one it cannot read is named in ``stats``."""
+    from embedstore.chunking.readers import DocumentReadError, read_document
+
     try:
         document = read_document(path.name, raw)
     except DocumentReadError as exc:

@@ -42,11 +42,19 @@ LANGUAGES = ("python", "typescript", "javascript", "go", "rust", "java", "kotlin
 LIMIT_SECONDS = 1.0
 
 
-def cpu_seconds(run: object) -> float:
+def cpu_seconds(run: object, tries: int = 3) -> float:
+    """The least CPU time of up to ``tries`` runs, stopping at the first under the bound:
+    other work on the machine only ever adds to a run's time (a CI run on a busy 2-core
+    machine once took java's 0.4 s case past 1 s), and quadratic work stays slow every time."""
     assert callable(run)
-    start = time.process_time()
-    run()
-    return time.process_time() - start
+    spent = []
+    for _ in range(tries):
+        start = time.process_time()
+        run()
+        spent.append(time.process_time() - start)
+        if spent[-1] < LIMIT_SECONDS:
+            break
+    return min(spent)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
