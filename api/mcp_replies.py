@@ -53,6 +53,9 @@ class SearchHit(BaseModel):
         "A unit of a document: where it is in the file, path#page=12 (a PDF page; slide=7, "
         "cell=5 or a web page's heading id for other formats). Null for code."
     ))
+    owner_header: str | None = Field(default=None, description=(
+        "A member whose class matched too and ranks after it: the class's header line."
+    ))
 
 
 class SkippedOutput(BaseModel):
@@ -261,6 +264,7 @@ def _hit(shown: _Shown) -> SearchHit:
         match_end_line=hit.match_end_line, symbol=hit.symbol, kind=hit.kind,
         score=round(hit.score, 4), shown=shown.runs,
         location=f"{hit.abs_path or hit.path}#{hit.anchor}" if hit.anchor else None,
+        owner_header=hit.owner_header,
     )
 
 
@@ -291,8 +295,9 @@ def _render(rank: int, shown: _Shown) -> str:
     hit = shown.hit
     name = f"  {hit.symbol}" if hit.symbol else ""
     where = f"#{hit.anchor}" if hit.anchor else f":{hit.start_line}-{hit.end_line}"
+    owner = f" in {hit.owner_header}" if hit.owner_header else ""
     head = (f"{rank}. {hit.abs_path or hit.path}{where}{name}  "
-            f"({hit.kind}, score {hit.score:.3f})")
+            f"({hit.kind}, score {hit.score:.3f}){owner}")
     lines = hit.text.split("\n")
     body: list[str] = []
     following = hit.start_line  # the first line not yet accounted for

@@ -226,6 +226,10 @@ class Hit(BaseModel):
         "A document unit's place in its file as a URL fragment (page=12, slide=7, cell=5, "
         "an HTML id): open the file at #anchor. Null for code and text files."
     ))
+    owner_header: str | None = Field(default=None, description=(
+        "For a member whose class matched too and ranks after it: the class's header line "
+        "(`class PreparedRequest:`), the member's context. Null otherwise."
+    ))
     html: str | None = Field(default=None, description=(
         "The definition, syntax-highlighted: one <span class=\"line\"> per line, with class "
         "\"match\" on the matched piece's lines and \"folded\" on lines a preview leaves out."

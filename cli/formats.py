@@ -23,6 +23,8 @@ def result_json(r: SearchResult) -> dict[str, object]:
         "dense_score": _rounded(r.dense_score), "lexical_score": _rounded(r.lexical_score),
         # path#page=12 for a unit of a document (PDF page, slide, notebook cell, HTML id).
         "location": r.location,
+        # A member's class header (`class PreparedRequest:`) when the class ranks after it.
+        "owner_header": r.owner_header,
     }
 
 

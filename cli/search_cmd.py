@@ -163,13 +163,15 @@ def _print_hit(rank: int, r: SearchResult, several: bool, terms: set[str]) -> No
     # Escaped: paths and names may hold brackets (`pages/[id].tsx`).
     symbol = f"  [dim]{escape(r.symbol)}[/dim]" if r.symbol else ""
     note = f"  [dim]{shown.note}[/dim]" if shown.note else ""  # "class, 12 methods"
+    # A member whose class ranks after it says where it lives: "in class PreparedRequest:".
+    owner = f"  [dim]in {escape(r.owner_header)}[/dim]" if r.owner_header else ""
     # A document's unit by its place in the file (page, slide, cell), not the lines of its text.
     where = f"{editor_path(r)}#{r.anchor}" if r.anchor else (
         f"{editor_path(r)}:{r.start_line}-{r.end_line}")
     source = f"  [dim]\\[{escape(r.collection)}][/dim]" if several else ""
     out.print(
         f"[bold]{rank}. {escape(where)}[/bold]  score {r.score:.3f} ({r.found_by})"
-        f"{symbol}{note}{source}"
+        f"{symbol}{note}{owner}{source}"
     )
     marked = set(matched_lines(r))
     for i, (first, last) in enumerate(shown.spans):

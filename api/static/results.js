@@ -91,6 +91,8 @@ function renderUnit(box, { hit }, prefix, { terms, withCollection, tag, lines })
   head.append(where);
   if (withCollection) head.append(span("collection", hit.collection));
   if (hit.symbol) head.append(span("symbol", hit.symbol));
+  // A member whose class ranks after it names the class it lives in.
+  if (hit.owner_header) head.append(span("owner", `in ${hit.owner_header}`));
   const meta = span("meta", `${hit.kind} · ${hit.score.toFixed(3)} · ${hit.found_by}`);
   meta.title = "kind · score · found by";
   // An editor opens `abs_path:line` where the file is on disk; else the indexed range.
