@@ -77,6 +77,7 @@ _LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".docx": "docx",
     ".pptx": "pptx",
     ".ipynb": "ipynb",
+    ".epub": "epub",
     ".css": "css",
     ".scss": "scss",
     ".sass": "sass",

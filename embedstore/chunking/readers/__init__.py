@@ -1,4 +1,4 @@
-"""Document readers: PDF, Word, PowerPoint, HTML and Jupyter notebooks, one module each.
+"""Document readers: PDF, Word, PowerPoint, HTML, EPUB and Jupyter notebooks, one module each.
 
 Every reader has one signature (:class:`~embedstore.chunking.readers.base.Reader`): the
 file's bytes in, a :class:`Document` of sections out, or :class:`DocumentReadError` with a
@@ -46,6 +46,7 @@ READERS: dict[str, tuple[str, str]] = {
     ".htm": ("html", "read_html"),
     ".xhtml": ("html", "read_html"),
     ".ipynb": ("notebook", "read_notebook"),
+    ".epub": ("epub", "read_epub"),
 }
 
 
