@@ -29,3 +29,15 @@ def fake_encoder() -> Iterator[FakeEncoder]:
 
 
 __all__ = ["FAKE_SPEC"]
+
+
+# First: xdist's own hook reads the group markers to schedule (with `--dist loadgroup`).
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """One xdist group per test file, so that a module's fixtures (a server, an indexed
+    store) are built once, on one worker; Ray's tests share one group, as two local Ray
+    clusters on one machine would fight over its CPUs."""
+    for item in items:
+        path = item.path.as_posix()
+        group = "ray" if "/tests/ingest/ray/" in path else path
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -12,10 +12,10 @@ import pytest
 from tests.api.fuzz import FUZZ_KEY, engine_crashed, fuzz_app, run_schemathesis
 from tests.api.server import serving_in_thread
 
-# Cases per operation, and a time budget in seconds per run: under 2 minutes for both
-# runs on the 2-core development machine.
-CI_EXAMPLES = 25
-CI_SECONDS = 40
+# Cases per operation, and a time budget in seconds per run, which ends it on the 2-core
+# development machine: a smoke run of every check; bench/fuzz_api.py runs 5 minutes.
+CI_EXAMPLES = 10
+CI_SECONDS = 30
 
 
 @pytest.mark.slow
@@ -27,7 +27,7 @@ def test_schemathesis_checks_all_find_no_failure(tmp_path: Path, api_key: str | 
         run = run_schemathesis(url, max_examples=CI_EXAMPLES, max_time=CI_SECONDS,
                                api_key=api_key)
     assert run.returncode == 0, run.output[-12000:]
-    assert run.cases is not None and run.cases > 250, run.output[-2000:]
+    assert run.cases is not None and run.cases > 60, run.output[-2000:]
 
 
 _ENGINE_CRASH = """Runtime Error
