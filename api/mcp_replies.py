@@ -56,6 +56,9 @@ class SearchHit(BaseModel):
     owner_header: str | None = Field(default=None, description=(
         "A member whose class matched too and ranks after it: the class's header line."
     ))
+    heading_path: str | None = Field(default=None, description=(
+        "A section's headings, outermost first and its own last. Null for code."
+    ))
 
 
 class SkippedOutput(BaseModel):
@@ -264,7 +267,7 @@ def _hit(shown: _Shown) -> SearchHit:
         match_end_line=hit.match_end_line, symbol=hit.symbol, kind=hit.kind,
         score=round(hit.score, 4), shown=shown.runs,
         location=f"{hit.abs_path or hit.path}#{hit.anchor}" if hit.anchor else None,
-        owner_header=hit.owner_header,
+        owner_header=hit.owner_header, heading_path=hit.heading_path,
     )
 
 
@@ -293,7 +296,7 @@ def skipped_lines(skipped: Sequence[Skipped]) -> list[str]:
 
 def _render(rank: int, shown: _Shown) -> str:
     hit = shown.hit
-    name = f"  {hit.symbol}" if hit.symbol else ""
+    name = f"  {hit.heading_path or hit.symbol}" if hit.heading_path or hit.symbol else ""
     where = f"#{hit.anchor}" if hit.anchor else f":{hit.start_line}-{hit.end_line}"
     owner = f" in {hit.owner_header}" if hit.owner_header else ""
     head = (f"{rank}. {hit.abs_path or hit.path}{where}{name}  "

@@ -230,6 +230,10 @@ class Hit(BaseModel):
         "For a member whose class matched too and ranks after it: the class's header line "
         "(`class PreparedRequest:`), the member's context. Null otherwise."
     ))
+    heading_path: str | None = Field(default=None, description=(
+        "A section's headings, outermost first and its own last (\"Tutorial > Classes > "
+        "Private Variables\"). Null for code."
+    ))
     html: str | None = Field(default=None, description=(
         "The definition, syntax-highlighted: one <span class=\"line\"> per line, with class "
         "\"match\" on the matched piece's lines and \"folded\" on lines a preview leaves out."

@@ -25,6 +25,7 @@ def result_json(r: SearchResult) -> dict[str, object]:
         "location": r.location,
         # A member's class header (`class PreparedRequest:`) when the class ranks after it.
         "owner_header": r.owner_header,
+        "heading_path": r.heading_path,  # a section's headings: "Tutorial > Classes > ..."
     }
 
 

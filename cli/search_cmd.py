@@ -161,7 +161,9 @@ def _print_hit(rank: int, r: SearchResult, several: bool, terms: set[str]) -> No
 
     shown = preview(r)
     # Escaped: paths and names may hold brackets (`pages/[id].tsx`).
-    symbol = f"  [dim]{escape(r.symbol)}[/dim]" if r.symbol else ""
+    # A section says where it sits by its headings, code by its name.
+    name = r.heading_path or r.symbol
+    symbol = f"  [dim]{escape(name)}[/dim]" if name else ""
     note = f"  [dim]{shown.note}[/dim]" if shown.note else ""  # "class, 12 methods"
     # A member whose class ranks after it says where it lives: "in class PreparedRequest:".
     owner = f"  [dim]in {escape(r.owner_header)}[/dim]" if r.owner_header else ""

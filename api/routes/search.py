@@ -92,7 +92,7 @@ def hit_out(r: SearchResult, with_html: bool) -> Hit:
         score=round(r.score, SCORE_PLACES), text=r.text, symbol=r.symbol, found_by=r.found_by,
         dense_score=_rounded(r.dense_score), collection=r.collection, abs_path=r.abs_path,
         lexical_score=_rounded(r.lexical_score), location=r.location, anchor=r.anchor,
-        owner_header=r.owner_header,
+        owner_header=r.owner_header, heading_path=r.heading_path,
         html=highlight(r) if with_html else None,
     )
 

@@ -90,9 +90,12 @@ function renderUnit(box, { hit }, prefix, { terms, withCollection, tag, lines })
   where.append(text);
   head.append(where);
   if (withCollection) head.append(span("collection", hit.collection));
-  if (hit.symbol) head.append(span("symbol", hit.symbol));
-  // A member whose class ranks after it names the class it lives in.
-  if (hit.owner_header) head.append(span("owner", `in ${hit.owner_header}`));
+  // A section says where it sits by its headings, code by its name.
+  const name = hit.heading_path || hit.symbol;
+  if (name) head.append(span("symbol", name));
+  // A member whose class ranks after it names the class it lives in, unless it is shown in
+  // that class's card (an h3 under the class's h2).
+  if (hit.owner_header && tag !== "h3") head.append(span("owner", `in ${hit.owner_header}`));
   const meta = span("meta", `${hit.kind} · ${hit.score.toFixed(3)} · ${hit.found_by}`);
   meta.title = "kind · score · found by";
   // An editor opens `abs_path:line` where the file is on disk; else the indexed range.
@@ -112,7 +115,7 @@ function renderUnit(box, { hit }, prefix, { terms, withCollection, tag, lines })
 
 // Where a hit is, as a person reads it: a document's page, slide or cell ("manual.pdf ·
 // page 12"), a web page's heading id (classes.html#private-variables), else its lines.
-const PLACES = ["page", "slide", "cell"];
+const PLACES = ["page", "slide", "cell", "chapter"];
 function placeOf(hit) {
   if (!hit.anchor) return `${hit.path}:${hit.start_line}-${hit.end_line}`;
   const [key, value] = hit.anchor.split("=");

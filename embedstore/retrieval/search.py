@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from embedstore.chunking.markdown import PATH_SEPARATOR, SECTION_KIND
 from embedstore.errors import UserInputError
 from embedstore.lexical import fts_query, index_terms, query_terms
 from embedstore.retrieval.filters import SearchFilters
@@ -69,6 +70,9 @@ class SearchResult:
     # A member's class's header line (`class PreparedRequest:`), when the class's outline
     # matched too and ranks after it (embedstore.retrieval.members_first); else None.
     owner_header: str | None = None
+    # A section's headings, outermost first, its own last ("Tutorial > Classes > Private
+    # Variables"); None for code.
+    heading_path: str | None = None
 
     @property
     def location(self) -> str:
@@ -172,12 +176,26 @@ def _results(
             kind=row.kind, score=score, text=row.text, symbol=row.symbol,
             dense_score=dense_scores.get(unit_id), lexical_score=lexical_scores.get(unit_id),
             document_id=row.doc_id, collection=collection.name, anchor=row.location,
-            owner_header=(owner_headers or {}).get(unit_id),
+            owner_header=(owner_headers or {}).get(unit_id), heading_path=heading_path(row),
             abs_path=None if root is None or row.doc_id else (
                 root if one_file else str(Path(root, row.path))
             ),
         ))
     return results
+
+
+def heading_path(row: db.UnitRow) -> str | None:
+    """A section's headings down to its own: its chunk's context is the headings above it
+    (Markdown's) or down to it (a read document's)."""
+    if row.kind != SECTION_KIND:
+        return None
+    headings = [h for h in (row.context or "").split(PATH_SEPARATOR) if h]
+    # Short neighbours joined into one unit are named together: "Usage, Mangling".
+    if headings and row.symbol and (row.symbol + ", ").startswith(headings[-1] + ", "):
+        headings.pop()
+    if row.symbol:
+        headings.append(row.symbol)
+    return PATH_SEPARATOR.join(headings) or None
 
 
 def best_piece(

@@ -156,6 +156,8 @@ class UnitRow:
     text: str
     doc_id: str | None
     location: str | None = None  # a document unit's place in its file: "page=12"
+    # A section's first chunk's context: the headings it sits under ("Tutorial > Classes").
+    context: str | None = None
 
 
 @dataclass(frozen=True)
@@ -432,7 +434,9 @@ def unit_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, UnitRow
         return {}
     rows = conn.execute(
         "SELECT u.id, f.path, coalesce(l.language, f.language), u.start_line, u.end_line, "
-        "u.kind, u.symbol, u.text, f.doc_id, l.location FROM units u "
+        "u.kind, u.symbol, u.text, f.doc_id, l.location, "
+        "CASE WHEN u.kind = 'section' THEN (SELECT c.context FROM chunks c "
+        "WHERE c.unit_id = u.id ORDER BY c.start_line, c.id LIMIT 1) END FROM units u "
         "JOIN files f ON f.id = u.file_id "
         "LEFT JOIN unit_locations l ON l.unit_id = u.id "
         "WHERE u.id IN (SELECT value FROM json_each(?))",

@@ -41,7 +41,7 @@ def test_json_carries_the_whole_definition_and_the_matched_piece(store: Path) ->
     assert set(top) == {
         "collection", "path", "abs_path", "start_line", "end_line", "match_start_line",
         "match_end_line", "kind", "symbol", "language", "score", "text", "found_by",
-        "dense_score", "lexical_score", "location", "owner_header",
+        "dense_score", "lexical_score", "location", "owner_header", "heading_path",
     }
     assert top["collection"] == "repo" and top["abs_path"].endswith("/repo/m.py")
     assert (top["path"], top["start_line"], top["end_line"]) == ("m.py", 1, TOTAL)

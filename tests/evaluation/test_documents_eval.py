@@ -103,6 +103,10 @@ def test_private_variables_question_finds_its_section_first(docs: Path, tmp_path
     hits = search(store.open("docs"), "how do I declare a private variable in a class", 5)
     assert hits[0].location == "classes.html#private-variables"
     assert "Private Variables" in hits[0].text.split("\n")[0]
+    # Shown with its heading path: the chapter above the section.
+    assert hits[0].heading_path is not None
+    *above, own = hits[0].heading_path.split(" > ")
+    assert "Private Variables" in own and any("Classes" in h for h in above)
 
 
 def test_real_model_hybrid_finds_headings(docs: Path, tmp_path: Path) -> None:
