@@ -49,9 +49,11 @@ class ContextFile:
 class _Layout:
     """A text prompt: the repository line, one entry per file, then the edited file's FIM."""
 
-    repo: str  # "{repo}"
+    repo: str  # "{repo}"; left out when there is no repository name
     file: str  # "{path}", "{text}", "{comment}" (the file's line-comment marker)
-    # "{files}" (the entries, where the family puts them), "{path}", "{prefix}", "{suffix}"
+    here: str  # the edited file's head: "{path}", "{comment}"
+    unnamed: str  # its head when the caller gave no path: never an empty path line
+    # "{files}" (the entries, where the family puts them), "{here}", "{prefix}", "{suffix}"
     fim: str
 
 
@@ -59,25 +61,33 @@ _LAYOUTS = {
     "qwen": _Layout(
         repo="<|repo_name|>{repo}\n",
         file="<|file_sep|>{path}\n{text}",
-        fim="{files}<|file_sep|>{path}\n<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>",
+        here="<|file_sep|>{path}\n",
+        unnamed="<|file_sep|>",
+        fim="{files}{here}<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>",
     ),
     "starcoder2": _Layout(
         repo="<repo_name>{repo}",
         file="<file_sep>{path}\n{text}",
-        fim="{files}<file_sep>{path}\n<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>",
+        here="<file_sep>{path}\n",
+        unnamed="<file_sep>",
+        fim="{files}{here}<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>",
     ),
     "deepseek-coder": _Layout(
         repo="",
         file="{comment} {path}\n{text}",
+        here="{comment} {path}\n",
+        unnamed="",
         fim=(
-            "<\uff5cfim\u2581begin\uff5c>{files}{comment} {path}\n{prefix}"
+            "<\uff5cfim\u2581begin\uff5c>{files}{here}{prefix}"
             "<\uff5cfim\u2581hole\uff5c>{suffix}<\uff5cfim\u2581end\uff5c>"
         ),
     ),
     "codellama": _Layout(
         repo="",
         file="{comment} {path}\n{text}",
-        fim="<PRE> {files}{comment} {path}\n{prefix} <SUF>{suffix} <MID>",
+        here="{comment} {path}\n",
+        unnamed="",
+        fim="<PRE> {files}{here}{prefix} <SUF>{suffix} <MID>",
     ),
 }
 LLAMA_INFILL = "llama-infill"
@@ -120,6 +130,8 @@ def render_prompt(
 
     ``path`` is the edited file's path in the repository (its language names the comment
     that heads files where the family has no file token), ``repo`` the repository's name.
+    Without a path the edited file has no path line (a file token alone where the family
+    has one), without a name no repository line.
     """
     if check_format(prompt_format) == LLAMA_INFILL:
         raise UserInputError(f"{LLAMA_INFILL} is a JSON body: use llama_infill_body")
@@ -128,9 +140,9 @@ def render_prompt(
         layout.file.format(path=f.path, text=f.text, comment=line_comment(f.language))
         for f in context_files(context)
     )
-    return layout.repo.format(repo=repo) + layout.fim.format(
-        files=files, path=path, prefix=code, suffix=code_after,
-        comment=line_comment(detect_language(path)),
+    here = layout.here.format(path=path, comment=line_comment(detect_language(path)))
+    return (layout.repo.format(repo=repo) if repo else "") + layout.fim.format(
+        files=files, here=here if path else layout.unnamed, prefix=code, suffix=code_after,
     )
 
 
@@ -141,7 +153,6 @@ def llama_infill_body(context: RagContext, *, code: str, code_after: str = "") -
         "input_suffix": code_after,
         "input_extra": [{"filename": f.path, "text": f.text} for f in context_files(context)],
     }
-
 
 
 def layout_prompt(

@@ -87,6 +87,21 @@ def test_path_comments_use_the_language_line_comment() -> None:
     assert text.startswith(BEGIN + "// util/util.go\nfunc F() {}\n// main.go\nF(")
 
 
+def test_without_a_path_or_a_repository_name_no_line_is_left_empty() -> None:
+    def bare(fmt: str) -> str:
+        return render_prompt(CONTEXT, fmt, code=PREFIX, code_after=SUFFIX)
+
+    assert bare("qwen") == (f"<|file_sep|>pkg/a.py\n{A_TEXT}<|file_sep|>pkg/b.py\nX = 1\n"
+                            f"<|file_sep|><|fim_prefix|>{PREFIX}<|fim_suffix|>{SUFFIX}"
+                            "<|fim_middle|>")
+    assert bare("starcoder2").startswith("<file_sep>pkg/a.py\n")
+    assert bare("starcoder2").endswith(f"X = 1\n<file_sep><fim_prefix>{PREFIX}<fim_suffix>"
+                                       f"{SUFFIX}<fim_middle>")
+    assert bare("deepseek-coder") == (f"{BEGIN}# pkg/a.py\n{A_TEXT}# pkg/b.py\nX = 1\n"
+                                      f"{PREFIX}{HOLE}{SUFFIX}{END}")
+    assert bare("codellama").endswith(f"X = 1\n{PREFIX} <SUF>{SUFFIX} <MID>")
+
+
 def test_llama_infill_body_is_what_llama_cpp_infill_reads() -> None:
     assert llama_infill_body(CONTEXT, code=PREFIX, code_after=SUFFIX) == {
         "input_prefix": PREFIX,
