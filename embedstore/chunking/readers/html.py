@@ -1,10 +1,14 @@
 """HTML: the main text by headings; scripts, styles and navigation dropped, code kept as code.
 
+Navigation is what the page marks as such: ``<nav>``, an ARIA navigation role, or
+DocBook's navigation classes (its prev/next header and footer, its tables of contents).
+
 Each heading (``h1``-``h6``) starts a section whose path is the headings above it; its
-location is the heading's id (or its permalink's, or its ``<section>``'s), the fragment a
-browser scrolls to. Where the page marks its main content (``<main>``, ``role="main"``)
-only that is read. Paragraphs are separated by a blank line; ``<pre>`` keeps its lines as
-they are; a table is a block of rows, its cells joined by `` | ``.
+location is the heading's id (or its permalink's or named anchor's, or else the id of the
+``<section>`` or ``<div>`` it opens, as DocBook writes them), the fragment a browser scrolls
+to. Where the page marks its main content (``<main>``, ``role="main"``) only that is read.
+Paragraphs are separated by a blank line; ``<pre>`` keeps its lines as they are; a table
+is a block of rows, its cells joined by `` | ``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from embedstore.chunking.readers.base import Document, Section, paragraphs
 _DROPPED_TAGS = frozenset({"script", "style", "nav", "noscript", "template", "svg", "footer",
                            "iframe", "object", "select", "button", "form", "head"})
 _DROPPED_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+# Navigation that generators mark by class alone: DocBook's page header and footer (prev,
+# up, next) and its tables of contents, which repeat every section title of a chapter.
+_DROPPED_CLASSES = frozenset({"navheader", "navfooter", "toc"})
 # Tags that end a line of text; those in _PARAGRAPH_TAGS also end a paragraph.
 _LINE_TAGS = frozenset({"br", "li", "dt", "dd", "tr", "div", "caption", "figcaption", "td", "th"})
 _PARAGRAPH_TAGS = frozenset({"p", "ul", "ol", "dl", "table", "blockquote", "section", "article",
@@ -28,6 +35,9 @@ _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 # Sphinx's and others' permalink marks after a heading's text.
 _PERMALINK_MARKS = "¶#§🔗"
 _CHARSET = re.compile(rb"""charset\s*=\s*["']?([\w.:-]+)""", re.IGNORECASE)
+# Elements whose id a heading inside them, without one of its own, is reached by: Sphinx's
+# <section id>, DocBook's <div class="sect1" id> (the PostgreSQL manual).
+_ANCHORING_TAGS = frozenset({"section", "div", "article"})
 _VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
                         "meta", "param", "source", "track", "wbr"})
 
@@ -78,7 +88,8 @@ class _Parser(HTMLParser):
         self._pre: list[str] | None = None  # raw text inside <pre>
         self._row: list[str] | None = None  # cells of the current table row
         self._heading: tuple[int, str] | None = None  # level and anchor of an open heading
-        self._section_id = ""  # the id of the last <section> opened, for headings without one
+        # The id of the last section-like element opened, for headings without one.
+        self._section_id = ""
         self._in_title = False
 
     # -- the parser's callbacks
@@ -94,7 +105,8 @@ class _Parser(HTMLParser):
             if tag == self._drop[0] and tag not in _VOID_TAGS:
                 self._drop.append(tag)
             return
-        if tag in _DROPPED_TAGS or attr.get("role") in _DROPPED_ROLES:
+        if (tag in _DROPPED_TAGS or attr.get("role") in _DROPPED_ROLES
+                or not _DROPPED_CLASSES.isdisjoint(attr.get("class", "").split())):
             if tag not in _VOID_TAGS:
                 self._drop.append(tag)
             return
@@ -103,14 +115,16 @@ class _Parser(HTMLParser):
             self._seen_main = True
         elif self._main and tag == self._main[0]:
             self._main.append(tag)
-        if tag == "section" and attr.get("id"):
+        if tag in _ANCHORING_TAGS and attr.get("id"):
             self._section_id = attr["id"]
         if tag in _HEADINGS:
             self._end_paragraph()
             self._heading = (_HEADINGS[tag], attr.get("id") or self._section_id)
-        elif tag == "a" and self._heading is not None and "headerlink" in attr.get("class", ""):
+        elif tag == "a" and self._heading is not None:
+            # A permalink (Sphinx's headerlink) or a named anchor inside the heading.
             level, anchor = self._heading
-            self._heading = (level, anchor or attr.get("href", "").lstrip("#"))
+            link = attr.get("href", "").lstrip("#") if "headerlink" in attr.get("class", "") else ""
+            self._heading = (level, anchor or link or attr.get("id") or attr.get("name", ""))
         elif tag == "pre":
             self._end_paragraph()
             self._pre = []

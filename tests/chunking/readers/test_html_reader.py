@@ -18,6 +18,27 @@ def test_sections_by_heading_with_their_path_and_permalink_ids() -> None:
     ]
 
 
+def test_docbook_headings_are_located_by_the_division_they_open() -> None:
+    """A PostgreSQL manual page (DocBook): the id is on <div class="sect1">, not the h2."""
+    page = (Path(__file__).parents[2] / "evaluation" / "files" / "documents"
+            / "tutorial-views.html").read_bytes()
+    sections = read_html(page).sections
+    assert (sections[0].path[-1], sections[0].location) == ("3.2. Views", "TUTORIAL-VIEWS")
+    # The prev/up/next header and footer are navigation, not the page's text.
+    assert not any("Prev" in s.text.split() for s in sections)
+    made = read_html(b'<h2><a id="top"></a>Top</h2><p>a</p>'
+                     b'<h2><a name="old-style"></a>Old</h2><p>b</p>').sections
+    assert [s.location for s in made] == ["top", "old-style"]
+
+
+def test_a_docbook_table_of_contents_is_navigation() -> None:
+    page = (b'<div class="chapter" id="ddl"><div class="titlepage"><h2>5. Data Definition</h2>'
+            b'</div><div class="toc"><dl class="toc"><dt>5.1. Table Basics</dt></dl></div>'
+            b'<p>Tables hold rows.</p></div>')
+    (section,) = read_html(page).sections
+    assert section.text == "5. Data Definition\n\nTables hold rows."
+
+
 def test_scripts_styles_and_navigation_are_dropped() -> None:
     text = read_document("classes.html", CLASSES).text
     assert "Private Variables" in text and "name mangling" in text
