@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -63,3 +64,21 @@ def install_fake_encoder() -> FakeEncoder:
 
     register_family("fake", factory)
     return factory("hash", None)
+
+
+def index_with_fake(tmp_path: Path, folder: str, files: dict[str, str]) -> Path:
+    """``files`` written to ``tmp_path/folder`` and indexed by the CLI with the fake encoder
+    (installed by the ``fake_encoder`` fixture); the store's path."""
+    from typer.testing import CliRunner
+
+    from embedstore.cli.app import app
+
+    repo = tmp_path / folder
+    repo.mkdir()
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    store = tmp_path / "store"
+    result = CliRunner().invoke(app, ["index", str(repo), "--encoder", FAKE_SPEC,
+                                      "--store", str(store)])
+    assert result.exit_code == 0, result.stderr
+    return store

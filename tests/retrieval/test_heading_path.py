@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from embedstore.cli.app import app
 from embedstore.retrieval.search import heading_path
 from embedstore.store.db import UnitRow
-from tests.fakes import FAKE_SPEC, FakeEncoder
+from tests.fakes import FakeEncoder, index_with_fake
 
 # Sections long enough to stay units of their own (short neighbours are joined).
 FILLER = " ".join(["More words about installing things in the usual way."] * 12)
@@ -52,14 +52,7 @@ def test_the_path_ends_at_the_section_whatever_its_context_holds() -> None:
 
 @pytest.fixture
 def store(tmp_path: Path, fake_encoder: FakeEncoder) -> Path:
-    repo = tmp_path / "docs"
-    repo.mkdir()
-    (repo / "guide.md").write_text(MARKDOWN)
-    (repo / "classes.html").write_text(HTML)
-    result = CliRunner().invoke(app, ["index", str(repo), "--encoder", FAKE_SPEC,
-                                      "--store", str(tmp_path / "store")])
-    assert result.exit_code == 0, result.stderr
-    return tmp_path / "store"
+    return index_with_fake(tmp_path, "docs", {"guide.md": MARKDOWN, "classes.html": HTML})
 
 
 def test_cli_json_and_text_show_the_heading_path(store: Path) -> None:

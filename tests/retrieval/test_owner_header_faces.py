@@ -15,7 +15,7 @@ from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from embedstore.cli.app import app
 from embedstore.store.store import Store
-from tests.fakes import FAKE_SPEC, FakeEncoder
+from tests.fakes import FakeEncoder, index_with_fake
 from tests.mcp.test_mcp_tools import call, text_of
 
 # Bodies long enough that the class is outlined and each method is a unit of its own.
@@ -42,13 +42,7 @@ HEADER = "class PreparedRequest:"
 
 @pytest.fixture
 def store(tmp_path: Path, fake_encoder: FakeEncoder) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "models.py").write_text(SOURCE)
-    result = CliRunner().invoke(app, ["index", str(repo), "--encoder", FAKE_SPEC,
-                                      "--store", str(tmp_path / "store")])
-    assert result.exit_code == 0, result.stderr
-    return tmp_path / "store"
+    return index_with_fake(tmp_path, "repo", {"models.py": SOURCE})
 
 
 def cli(store: Path, *args: str) -> str:
