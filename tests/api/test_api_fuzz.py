@@ -12,10 +12,9 @@ import pytest
 from tests.api.fuzz import FUZZ_KEY, engine_crashed, fuzz_app, run_schemathesis
 from tests.api.server import serving_in_thread
 
-# Cases per operation, and a time budget in seconds per run, which ends it on the 2-core
-# development machine: a smoke run of every check; bench/fuzz_api.py runs 5 minutes.
-CI_EXAMPLES = 10
-CI_SECONDS = 30
+# Cases per operation: a smoke run of every check, bounded by its cases, never by time (on a
+# loaded machine a time budget ended it after a case or two); bench/fuzz_api.py runs 5 min.
+CI_EXAMPLES = 5
 
 
 @pytest.mark.slow
@@ -24,10 +23,9 @@ def test_schemathesis_checks_all_find_no_failure(tmp_path: Path, api_key: str | 
     """With a key the schema declares a bearer scheme: ignored_auth then tests that every
     guarded operation refuses requests without it."""
     with serving_in_thread(fuzz_app(tmp_path, api_key)) as url:
-        run = run_schemathesis(url, max_examples=CI_EXAMPLES, max_time=CI_SECONDS,
-                               api_key=api_key)
+        run = run_schemathesis(url, max_examples=CI_EXAMPLES, api_key=api_key)
     assert run.returncode == 0, run.output[-12000:]
-    assert run.cases is not None and run.cases > 60, run.output[-2000:]
+    assert run.cases is not None and run.cases >= 24, run.output[-2000:]
 
 
 _ENGINE_CRASH = """Runtime Error

@@ -98,5 +98,7 @@ def test_mcp_over_http_needs_the_key_and_serve_watch_keeps_it_fresh(tmp_path: Pa
         query = "rotate the API tokens stored in the secrets vault"
         began = time.monotonic()
         while top_hit(url, query) != (loader, "rotate_api_tokens"):
-            assert time.monotonic() - began < 10, "the edit was not searchable within 10 s"
+            # A bound for a stuck watch, not a speed target (bench/ measures those): on a
+            # loaded 2-core machine the re-index takes far longer than its usual second.
+            assert time.monotonic() - began < 300, "the edit was not searchable in 5 min"
             time.sleep(0.2)
