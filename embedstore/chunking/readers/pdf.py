@@ -2,29 +2,53 @@
 
 A page's text is split where the title of an outline entry on that page appears in it, so
 a section is one heading's text on one page and its location is that page (``page=12``,
-what a browser's PDF viewer opens). Without an outline every page is a section under the
-document's title. Pages without text (scanned images, blank pages) are counted, never
-indexed as empty units.
+what a browser's PDF viewer opens). Without an outline, headings are the lines set in a
+larger type than the body text, a larger size a higher level; a document with neither is a
+section per page under its title. Pages without text (scanned images, blank pages) are
+counted, never indexed as empty units.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 
 from embedstore.chunking.readers.base import Document, DocumentReadError, Section
 
 # A line this much shorter than the page's longest, ending a sentence, ends a paragraph.
 SHORT_LINE = 0.85
 _SENTENCE_END = re.compile(r"[.!?:]['\")\]]?$")
+# Without an outline: a line whose every letter is set this much larger than the body text
+# (the size most of the document's characters have) is a heading...
+HEADING_SIZE = 1.15
+# ...unless it and the lines of its size right below it are this long: a heading is a
+# title, not a paragraph in a larger type.
+MAX_HEADING_CHARS = 120
 
 
 @dataclass(frozen=True)
 class _Heading:
     page: int  # 0-based
     path: tuple[str, ...]
+    # The heading's text as the page shows it, where the page's text is split: its title,
+    # or the first line of a title set on several lines.
+    anchor: str = ""
+
+    @property
+    def found_as(self) -> str:
+        return self.anchor or self.path[-1]
+
+
+@dataclass(frozen=True)
+class _Line:
+    page: int  # 0-based
+    number: int  # on its page, from 0
+    text: str
+    size: float  # the smallest font size of its characters, spaces aside
 
 
 def read_pdf(data: bytes) -> Document:
@@ -45,7 +69,7 @@ def _open_failure(message: str) -> str:
 
 
 def _read(pdf: pdfium.PdfDocument) -> Document:
-    headings = _outline(pdf)
+    headings = _outline(pdf) or _sized_headings(pdf)
     title = str(pdf.get_metadata_dict().get("Title") or "").strip()
     top: tuple[str, ...] = (title,) if title else ()
     sections: list[Section] = []
@@ -61,7 +85,7 @@ def _read(pdf: pdfium.PdfDocument) -> Document:
         while cursor < len(headings) and headings[cursor].page <= index:
             heading = headings[cursor]
             cursor += 1
-            found = text.find(heading.path[-1], start) if heading.page == index else -1
+            found = text.find(heading.found_as, start) if heading.page == index else -1
             at = found if found >= 0 else start
             if at > start:
                 sections.append(Section(path, _paragraphs(text[start:at]), location))
@@ -84,6 +108,71 @@ def _outline(pdf: pdfium.PdfDocument) -> list[_Heading]:
             headings.append(_Heading(page, tuple(t for t in stack if t)))
     # Outlines are in reading order almost always; a stable sort keeps ties as written.
     return sorted(headings, key=lambda h: h.page)
+
+
+def _sized_headings(pdf: pdfium.PdfDocument) -> list[_Heading]:
+    """Headings found by their type size: each size above the body's is a level, the
+    largest the outermost; consecutive lines of one size are one title."""
+    lines = [line for index in range(len(pdf)) for line in _sized_lines(pdf, index)]
+    weight: Counter[float] = Counter()
+    for line in lines:
+        weight[line.size] += len(line.text)
+    if not weight:
+        return []
+    body = weight.most_common(1)[0][0]
+    runs: list[list[_Line]] = []
+    for line in lines:
+        if line.size < body * HEADING_SIZE:
+            continue
+        last = runs[-1][-1] if runs else None
+        if (last is not None and (last.page, last.number + 1, last.size)
+                == (line.page, line.number, line.size)):
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    titles = [run for run in runs if sum(len(line.text) + 1 for line in run) <= MAX_HEADING_CHARS
+              and any(c.isalpha() for line in run for c in line.text)]
+    levels = {size: n for n, size in enumerate(sorted({t[0].size for t in titles}, reverse=True))}
+    headings: list[_Heading] = []
+    stack: list[tuple[int, str]] = []  # (level, title) of the open headings, outermost first
+    for title in titles:
+        level = levels[title[0].size]
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, " ".join(line.text for line in title)))
+        headings.append(_Heading(title[0].page, tuple(t for _, t in stack), title[0].text))
+    return headings
+
+
+def _sized_lines(pdf: pdfium.PdfDocument, index: int) -> list[_Line]:
+    """The page's lines of text with their font sizes (rounded to a tenth of a point)."""
+    page = pdf[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            handle = textpage.raw
+            chars = [(chr(pdfium_c.FPDFText_GetUnicode(handle, i)),
+                      pdfium_c.FPDFText_GetFontSize(handle, i))
+                     for i in range(pdfium_c.FPDFText_CountChars(handle))]
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+    lines: list[_Line] = []
+    number = 0
+    text: list[str] = []
+    sizes: list[float] = []
+    for char, size in [*chars, ("\n", 0.0)]:
+        if char == "\n":
+            if sizes:
+                line = " ".join("".join(text).split())
+                lines.append(_Line(index, number, line, round(min(sizes), 1)))
+            number, text, sizes = number + 1, [], []
+        elif char != "\r":
+            text.append(char)
+            if not char.isspace():
+                sizes.append(size)
+    return lines
 
 
 def _page_text(pdf: pdfium.PdfDocument, index: int) -> str:

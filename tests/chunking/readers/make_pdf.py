@@ -1,7 +1,8 @@
 """A small PDF writer for tests: pages of Helvetica text and an outline (bookmarks).
 
 The files it writes are real PDFs, read by the same pdfium the index uses; a page given no
-lines has no text at all, as a scanned page has none.
+lines has no text at all, as a scanned page has none. A line is its text, set in 11 point,
+or (text, size) for another size (a heading's).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from collections.abc import Sequence
 
 # (level from 0, title, page index) of each outline entry, in reading order.
 OutlineEntry = tuple[int, str, int]
+Line = str | tuple[str, float]
+BODY_SIZE = 11.0
 
 
 def _literal(text: str) -> str:
@@ -17,8 +20,14 @@ def _literal(text: str) -> str:
     return f"({escaped})"
 
 
+def _shown(line: Line) -> str:
+    """One line's text operators, after a move to the next line at its size's leading."""
+    text, size = (line, BODY_SIZE) if isinstance(line, str) else line
+    return f"/F1 {size:g} Tf {size * 1.3:g} TL T* {_literal(text)} Tj"
+
+
 def make_pdf(
-    pages: Sequence[Sequence[str]], outline: Sequence[OutlineEntry] = (), title: str = ""
+    pages: Sequence[Sequence[Line]], outline: Sequence[OutlineEntry] = (), title: str = ""
 ) -> bytes:
     """A PDF whose page ``i`` shows the lines ``pages[i]``, top down."""
     objects: list[str] = []  # object i + 1
@@ -32,8 +41,8 @@ def make_pdf(
     font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     page_ids = []
     for lines in pages:
-        shown = " T* ".join(f"{_literal(line)} Tj" for line in lines)
-        stream = f"BT /F1 11 Tf 14 TL 72 740 Td {shown} ET" if lines else ""
+        shown = " ".join(_shown(line) for line in lines)
+        stream = f"BT 72 760 Td {shown} ET" if lines else ""
         content = add(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
         page_ids.append(add(
             f"<< /Type /Page /Parent {tree} 0 R /MediaBox [0 0 612 792] "

@@ -84,3 +84,32 @@ def test_a_damaged_pdf_is_refused_as_damaged(data: bytes) -> None:
     else:
         # pdfium repairs what it can of a truncated file: what it gives is still text.
         assert "Introduction" in rendered.text
+
+
+def test_without_an_outline_larger_type_makes_the_headings_and_their_levels() -> None:
+    pdf = make_pdf(
+        [
+            [("Tool manual", 20), "Intro text of the manual, in the body's type."],
+            [("Usage", 16), "Run the tool twice.", ("Classes and", 13), ("private names", 13),
+             "Private variables are mangled by name."],
+            [("Usage", 16), "Another chapter of the same title.", ("Options", 13),
+             "A large number: 42 and more."],
+        ],
+        title="Tool manual",
+    )
+    found = [(s.path, s.location, s.text.split("\n")[0]) for s in read_pdf(pdf).sections]
+    assert found == [
+        (("Tool manual",), "page=1", "Tool manual"),
+        (("Tool manual", "Usage"), "page=2", "Usage"),
+        # Two lines in one size, one after the other: one title.
+        (("Tool manual", "Usage", "Classes and private names"), "page=2", "Classes and"),
+        (("Tool manual", "Usage"), "page=3", "Usage"),
+        (("Tool manual", "Usage", "Options"), "page=3", "Options"),
+    ]
+
+
+def test_without_an_outline_larger_type_without_letters_or_at_length_is_no_heading() -> None:
+    blurb = [("A paragraph set in a larger type, as a title page's blurb is set,", 14),
+             ("runs on over several lines, and is no title of anything at all.", 14)]
+    pdf = make_pdf([["Body text of the page.", ("12 345", 16), *blurb, "More body text."]])
+    assert [s.path for s in read_pdf(pdf).sections] == [()]
