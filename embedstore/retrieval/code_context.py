@@ -29,7 +29,7 @@ import posixpath
 import re
 import sqlite3
 import weakref
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -79,6 +79,11 @@ UNIQUE_NAME = 0.5
 SIBLING = 0.25
 # ... of the file a test file is named after.
 TESTED = 1.0
+# A sibling's definition weighs up to this much more the more the package's files use its
+# name (log of its uses over log of the most used one's): of a package's hundreds of
+# functions, those its files call most are the likely next call, as REPO_USES has it for
+# a module's members.
+SIBLING_USES = 0.5
 # Members of a class the code refers to: what the next `obj.method(` may call.
 MEMBER_SHARE = 0.5
 # The first member of a class a name used near the cursor holds (`x = Cls()`, `x: Cls`).
@@ -239,10 +244,14 @@ def _structural(
     # The files of the same package (Go's folder) share its names with no import; a test
     # file's tests mostly call the file it is named after (`mux_test.go`: `mux.go`).
     subject = tested_file_name(path, language) if path else None
-    for row in _definitions_in(collection, _siblings(collection, code, path, language)):
+    siblings = _siblings(collection, code, path, language)
+    package_uses = _name_uses(collection, siblings)
+    most_used = math.log1p(max(package_uses.values(), default=0))
+    for row in _definitions_in(collection, siblings):
         if row.qualname == row.name:
             share = TESTED if posixpath.basename(row.path) == subject else SIBLING
-            add(row, share + USED_NEAR * near.get(row.name, 0.0))
+            popular = math.log1p(package_uses.get(row.name, 0)) / most_used if most_used else 0
+            add(row, share + USED_NEAR * near.get(row.name, 0.0) + SIBLING_USES * popular)
     # Names used near the cursor that the collection defines once: any language, no import.
     defined_here = {d.name for d in own.definitions}
     loose = [n for n, w in near.items()
@@ -267,6 +276,24 @@ def _siblings(collection: Collection, code: str, path: str | None, language: str
     own = package_clause(code.split("\n"), language)
     return [f for f in files
             if package_clause(_in_order(_lines(collection, f)), language) in (own, None)]
+
+
+def _name_uses(collection: Collection, paths: list[str]) -> Counter[str]:
+    """How often each plain name occurs in the files at ``paths`` (a package's), their own
+    definitions' lines aside."""
+    uses: Counter[str] = Counter()
+    for path in paths:
+        got = _of_file(collection, "name uses", path, _file_name_uses)
+        assert isinstance(got, Counter)
+        uses.update(got)
+    return uses
+
+
+def _file_name_uses(conn: sqlite3.Connection, path: str) -> Counter[str]:
+    lines = symbol_table.file_lines(conn, path)
+    heads = {row.start_line for row in symbol_table.definitions_in(conn, [path])}
+    text = "\n".join(line for n, line in sorted(lines.items()) if n not in heads)
+    return Counter(name for name, _ in identifiers(text) if "." not in name)
 
 
 def _in_order(lines: dict[int, str]) -> Iterator[str]:

@@ -267,6 +267,27 @@ def test_a_go_test_files_package_names_from_the_file_it_tests_come_first(
     assert "func NewStore(path string) *Store {" in text
 
 
+
+def test_of_a_go_packages_functions_those_its_files_call_most_come_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # Twelve sibling functions; the package's other files call `mapForm` again and again.
+    helpers = "".join(f"// Helper{i} helps.\nfunc Helper{i}(n int) int {{\n\treturn n\n}}\n\n"
+                      for i in range(12))
+    calls = "".join(f"\tmapForm(v{i})\n" for i in range(4))
+    collection = indexed(tmp_path, {
+        "go.mod": "module example.com/binding\n\ngo 1.20\n",
+        "aaa_helpers.go": "package binding\n\n" + helpers,
+        "form_mapping.go": "package binding\n\n// mapForm maps a form onto a struct.\n"
+                           "func mapForm(ptr any) error {\n\treturn nil\n}\n",
+        "query.go": f"package binding\n\nfunc bindQuery() {{\n{calls}}}\n",
+        "header.go": f"package binding\n\nfunc bindHeader() {{\n{calls}}}\n",
+    })
+    code = "package binding\n\nfunc bindForm(req any) error {\n\treturn "
+    text = context(collection, code, "form.go", max_tokens=40)
+    assert "func mapForm(ptr any) error {" in text
+
+
 # --- TypeScript -------------------------------------------------------------------------------
 
 TS_FILES = {
