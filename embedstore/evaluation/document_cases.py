@@ -243,15 +243,25 @@ def locate(dest: Path, cases: Sequence[DocumentCase]) -> list[DocumentCase]:
 
 
 def _spans(rendered: Rendered, case: DocumentCase) -> tuple[tuple[int, int], ...]:
+    """The lines of the case's section: each rendered section under its heading; with a
+    location (a PDF's page), the one there and those that go on from it on the next pages
+    (the same heading path, one after the other), as a long HTML section's pieces all count."""
     title = normalize(case.title)
     lines = rendered.text.split("\n")
     spans = []
+    going_on: tuple[str, ...] | None = None  # the path of the located section, while it lasts
     for section, start, end in zip(rendered.sections, rendered.starts, rendered.ends,
                                    strict=True):
+        if going_on is not None and section.path == going_on:
+            spans.append((start, end))
+            continue
+        going_on = None
         if not section.path or normalize(section.path[-1]) != title:
             continue
-        if case.location is not None and section.location != case.location:
-            continue
+        if case.location is not None:
+            if section.location != case.location:
+                continue
+            going_on = section.path
         if case.kind == "sentence" and _holds(lines[start - 1 : end], case.query):
             return ()  # the sentence was not removed: the case would ask for its own words
         spans.append((start, end))

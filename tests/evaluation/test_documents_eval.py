@@ -22,6 +22,7 @@ from embedstore.evaluation.documents import run_documents
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.search import search
 from embedstore.store.store import Store
+from tests.chunking.readers.make_pdf import make_pdf
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
 FILES = Path(__file__).parent / "files" / "documents"
@@ -114,3 +115,24 @@ def test_real_model_hybrid_finds_headings(docs: Path, tmp_path: Path) -> None:
     rows = {(r.kind, r.mode): r for r in report.rows}
     assert rows[("heading", "hybrid")].metrics["recall@10"] == 100.0
     assert rows[("sentence", "hybrid")].queries >= 5
+
+
+def test_a_pdf_sections_lines_are_those_of_its_page_and_of_the_pages_it_goes_on_to(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pdf").mkdir()
+    (tmp_path / "pdf" / "manual.pdf").write_bytes(make_pdf(
+        [["Introduction", "This manual explains the tool."],
+         ["Classes", "Private variables are mangled by name."],
+         ["The classes chapter goes on here."],
+         ["Options", "Flags come last."]],
+        outline=[(0, "Introduction", 0), (0, "Classes", 1), (0, "Options", 3)],
+    ))
+    mined = build_cases(tmp_path / "pdf", tmp_path / "copy")
+    case = next(c for c in mined.cases if c.query == "Classes")
+    rendered = read_document("manual.pdf", (tmp_path / "copy" / "manual.pdf").read_bytes())
+    lines = rendered.text.split("\n")
+    covered = [lines[n - 1] for first, last in case.spans for n in range(first, last + 1)]
+    assert "Private variables are mangled by name." in covered
+    assert "The classes chapter goes on here." in covered  # page 3, the same section
+    assert not {"This manual explains the tool.", "Flags come last."} & set(covered)
