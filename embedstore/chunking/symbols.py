@@ -103,7 +103,8 @@ def extract_symbols(text: str, language: str) -> FileSymbols:
     root = tree.root_node
     definitions = list(_Definitions(language, grammar).scan(root.children, None))
     imports = _imports(root, language)
-    return FileSymbols(definitions, imports, member_uses(text, imports))
+    return FileSymbols(definitions, imports,
+                       member_uses(text, imports, every_head=glob_binds_imports(language)))
 
 
 # A parse may take this much CPU time, plus this much per character, before giving up:
@@ -1063,6 +1064,16 @@ def _go_siblings(importing: str, index: _PathIndex) -> list[str]:
 
 
 _SIBLINGS: dict[str, Callable[[str, _PathIndex], list[str]]] = {"go": _go_siblings}
+# Languages whose glob import also binds the names its module imported: Rust's `use
+# super::*` takes the parent's `mod x;` and `use` items, Python's `from m import *` the
+# names m imported. Not a re-export (`export * from`) nor Java's `import a.b.*` (a
+# package's types only).
+_GLOB_BINDS_IMPORTS = frozenset({"python", "rust"})
+
+
+def glob_binds_imports(language: str) -> bool:
+    """Whether a glob import in ``language`` binds what its module imported too."""
+    return language in _GLOB_BINDS_IMPORTS
 # The line that names a file's package, by language.
 _PACKAGE_CLAUSE = {"go": re.compile(r"package[ \t]+(\w+)")}
 
@@ -1128,13 +1139,20 @@ _CHAIN = re.compile(r"(?<![\w$])[^\W\d]\w*(?:(?:\.|::)[^\W\d]\w*)*")
 _MEMBER = re.compile(r"(?<![\w$.:])([^\W\d]\w*)(?:\.|::)([^\W\d]\w*)")
 
 
-def member_uses(text: str, imports: Sequence[ImportRef]) -> dict[tuple[str, str], int]:
+def member_uses(
+    text: str, imports: Sequence[ImportRef], *, every_head: bool = False
+) -> dict[tuple[str, str], int]:
     """How often ``text`` reaches each member of a name it imports: how this file uses
-    a module (``events.get_running_loop()``), summed over the collection at query time."""
+    a module (``events.get_running_loop()``), summed over the collection at query time.
+
+    With ``every_head``, a file with a glob import (`use super::*`) counts every head: it
+    may reach a module by a name the glob binds, which only the glob's module says
+    (`mod verbatim;`)."""
     heads = {ref.alias.split(".")[0] for ref in imports}
+    every = every_head and any(ref.name == "*" for ref in imports)
     counts: Counter[tuple[str, str]] = Counter()
     for match in _MEMBER.finditer(text):
-        if match.group(1) in heads:
+        if every or match.group(1) in heads:
             counts[(match.group(1), match.group(2))] += 1
     return dict(counts)
 

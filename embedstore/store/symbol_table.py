@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # Bumped when extraction or chunking changes: the next `index` re-reads every file once (see
 # ingest.scan). 3: named values are units, named definitions are never merged. 4: trait
 # signatures are members, `export ... from` lines are imports. 5: `a::b` is a member use.
-SYMBOLS_VERSION = "5"
+# 6: a file with a glob import counts every head's member uses.
+SYMBOLS_VERSION = "6"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

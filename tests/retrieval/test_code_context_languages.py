@@ -430,3 +430,23 @@ def test_a_rust_module_bound_whole_gives_its_items(
     for module in ("config", "error"):
         code = f"use crate::{module};\n\nfn load() -> {module}::"
         assert "pub struct " in context(collection, code, "src/run.rs")
+
+
+def test_a_rust_glob_import_binds_the_modules_its_module_declares(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # syn's shape: lib.rs declares its modules; each module starts with `use super::*;`
+    # and calls into a sibling module by its name alone (`verbatim::between(`).
+    helpers = "".join(f"pub(crate) fn helper{i}(n: u32) -> u32 {{\n    n\n}}\n\n"
+                      for i in range(12))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "syntax"\nversion = "0.1.0"\n',
+        "src/lib.rs": "mod expr;\nmod item;\nmod util;\nmod verbatim;\n",
+        "src/util.rs": helpers,
+        "src/verbatim.rs": "pub(crate) fn between(begin: usize, end: usize) -> String {\n"
+                           "    String::new()\n}\n",
+        "src/item.rs": "use super::*;\n\nfn parse_item() {\n    verbatim::between(0, 1);\n}\n",
+    })
+    code = "use super::*;\n\nfn parse_expr(input: &str) -> String {\n    "
+    text = context(collection, code, "src/expr.rs", max_tokens=60)
+    assert "pub(crate) fn between(begin: usize, end: usize) -> String {" in text
