@@ -248,19 +248,24 @@ def test_a_go_packages_files_share_their_names_without_an_import(
     assert "command_test.go" in test_text
 
 
+def go_helpers(prefix: str) -> str:
+    """Twelve small Go functions, none of them the answer: what a package holds besides."""
+    return "".join(f"// {prefix}{i} helps.\nfunc {prefix}{i}(n int) int {{\n\treturn n\n}}\n\n"
+                   for i in range(12))
+
+
 def test_a_go_test_files_package_names_from_the_file_it_tests_come_first(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
     # Four siblings; `store_test.go` tests `store.go`, whose API its tests call next.
-    helpers = "".join(f"// Helper{i} helps.\nfunc Helper{i}(n int) int {{\n\treturn n\n}}\n\n"
-                      for i in range(12))
+    helpers = go_helpers("Helper")
     collection = indexed(tmp_path, {
         "go.mod": "module example.com/kv\n\ngo 1.20\n",
         "codec.go": "package kv\n\n" + helpers,
         "store.go": "package kv\n\n// NewStore makes an empty store.\n"
                     "func NewStore(path string) *Store {\n\treturn &Store{}\n}\n\n"
                     "type Store struct{}\n",
-        "util.go": "package kv\n\n" + helpers.replace("Helper", "Util"),
+        "util.go": "package kv\n\n" + go_helpers("Util"),
     })
     code = 'package kv\n\nimport "testing"\n\nfunc TestPut(t *testing.T) {\n\ts := '
     text = context(collection, code, "store_test.go", max_tokens=60)
@@ -272,8 +277,7 @@ def test_of_a_go_packages_functions_those_its_files_call_most_come_first(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
     # Twelve sibling functions; the package's other files call `mapForm` again and again.
-    helpers = "".join(f"// Helper{i} helps.\nfunc Helper{i}(n int) int {{\n\treturn n\n}}\n\n"
-                      for i in range(12))
+    helpers = go_helpers("Helper")
     calls = "".join(f"\tmapForm(v{i})\n" for i in range(4))
     collection = indexed(tmp_path, {
         "go.mod": "module example.com/binding\n\ngo 1.20\n",
