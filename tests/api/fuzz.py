@@ -26,6 +26,10 @@ CONFIG = Path(__file__).with_name("schemathesis.toml")
 # The key of a keyed fuzz run: its schema declares a bearer scheme, so schemathesis'
 # ignored_auth check also sends requests without it, or with another, and expects a 401.
 FUZZ_KEY = "fuzz-key-1234"
+# How long one request may take before schemathesis calls it a network error: a bound for
+# a stuck server, not a speed target. Under a load of 8-15 on 2 cores, creating an IVF-PQ
+# collection (the encoder loaded to learn its dimension) took over 30 s.
+REQUEST_TIMEOUT_S = 300
 
 
 def fuzz_app(tmp: Path, api_key: str | None = None) -> FastAPI:
@@ -95,7 +99,7 @@ def _run_once(url: str, max_examples: int, max_time: int | None, seed: int, work
         # re-enable the ones the config file turns off.
         "run", f"{url}/openapi.json",
         "--max-examples", str(max_examples), "--seed", str(seed), "--workers", str(workers),
-        "--no-color", "--request-timeout", "30", "--generation-database", "none",
+        "--no-color", "--request-timeout", str(REQUEST_TIMEOUT_S), "--generation-database", "none",
     ]
     if max_time is not None:
         args += ["--max-time", str(max_time)]
