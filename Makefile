@@ -14,11 +14,9 @@ DEMO_STORE ?= .embedstore-demo
 $(PY):
 	python3 -m venv $(VENV)
 
-# --no-compile: pip would byte-compile every file of torch, transformers and ray (half the
-# install's CPU time here); Python compiles the modules actually imported on first use.
 install: $(PY)
-	$(PIP) install -q --no-compile "torch==2.13.0" $(TORCH_INDEX)
-	$(PIP) install -q --no-compile -e ".[$(EXTRAS)]"
+	$(PIP) install -q "torch==2.13.0" $(TORCH_INDEX)
+	$(PIP) install -q -e ".[$(EXTRAS)]"
 
 demo: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/embedstore index examples/demo-repo --name demo --store $(DEMO_STORE)
