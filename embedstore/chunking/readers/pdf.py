@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pypdfium2 as pdfium
@@ -146,18 +148,11 @@ def _sized_headings(pdf: pdfium.PdfDocument) -> list[_Heading]:
 
 def _sized_lines(pdf: pdfium.PdfDocument, index: int) -> list[_Line]:
     """The page's lines of text with their font sizes (rounded to a tenth of a point)."""
-    page = pdf[index]
-    try:
-        textpage = page.get_textpage()
-        try:
-            handle = textpage.raw
-            chars = [(chr(pdfium_c.FPDFText_GetUnicode(handle, i)),
-                      pdfium_c.FPDFText_GetFontSize(handle, i))
-                     for i in range(pdfium_c.FPDFText_CountChars(handle))]
-        finally:
-            textpage.close()
-    finally:
-        page.close()
+    with _textpage(pdf, index) as textpage:
+        handle = textpage.raw
+        chars = [(chr(pdfium_c.FPDFText_GetUnicode(handle, i)),
+                  pdfium_c.FPDFText_GetFontSize(handle, i))
+                 for i in range(pdfium_c.FPDFText_CountChars(handle))]
     lines: list[_Line] = []
     number = 0
     text: list[str] = []
@@ -176,16 +171,23 @@ def _sized_lines(pdf: pdfium.PdfDocument, index: int) -> list[_Line]:
 
 
 def _page_text(pdf: pdfium.PdfDocument, index: int) -> str:
+    with _textpage(pdf, index) as textpage:
+        text = textpage.get_text_range()
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
+
+@contextmanager
+def _textpage(pdf: pdfium.PdfDocument, index: int) -> Iterator[pdfium.PdfTextPage]:
+    """The page's text layer, closed with its page: pdfium holds both until closed."""
     page = pdf[index]
     try:
         textpage = page.get_textpage()
         try:
-            text = textpage.get_text_range()
+            yield textpage
         finally:
             textpage.close()
     finally:
         page.close()
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
 
 
 def _paragraphs(text: str) -> str:
