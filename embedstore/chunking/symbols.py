@@ -103,8 +103,9 @@ def extract_symbols(text: str, language: str) -> FileSymbols:
     root = tree.root_node
     definitions = list(_Definitions(language, grammar).scan(root.children, None))
     imports = _imports(root, language)
+    heads = [*(ref.alias.split(".")[0] for ref in imports), *_IMPLICIT_HEADS.get(language, ())]
     return FileSymbols(definitions, imports,
-                       member_uses(text, imports, every_head=glob_binds_imports(language)))
+                       member_uses(text, heads, imports, every_head=glob_binds_imports(language)))
 
 
 # A parse may take this much CPU time, plus this much per character, before giving up:
@@ -1074,6 +1075,26 @@ _GLOB_BINDS_IMPORTS = frozenset({"python", "rust"})
 def glob_binds_imports(language: str) -> bool:
     """Whether a glob import in ``language`` binds what its module imported too."""
     return language in _GLOB_BINDS_IMPORTS
+
+
+# Modules a file reaches by a path with no import, by language: Rust's `super::f(` (the
+# parent module) and `crate::f(` (the crate's root).
+_IMPLICIT_HEADS: dict[str, tuple[str, ...]] = {"rust": ("super", "crate")}
+# ... and those the project names: a Rust crate of the collection by its name, which its
+# tests, examples and benches reach with no `use` (`syn::parse_str(`).
+_PROJECT_HEADS: dict[str, Callable[[Project], Iterable[str]]] = {
+    "rust": lambda project: (crate.name for crate in project.rust_crates),
+}
+
+
+def implicit_imports(language: str, project: Project) -> list[ImportRef]:
+    """The modules any file of ``language`` may reach by path without importing them, as
+    imports of the module itself (resolved from the importing file)."""
+    named = _PROJECT_HEADS.get(language)
+    heads = [*_IMPLICIT_HEADS.get(language, ()), *(named(project) if named else ())]
+    return [ImportRef(head, None, head, 0, 0) for head in dict.fromkeys(heads)]
+
+
 # The line that names a file's package, by language.
 _PACKAGE_CLAUSE = {"go": re.compile(r"package[ \t]+(\w+)")}
 
@@ -1140,19 +1161,20 @@ _MEMBER = re.compile(r"(?<![\w$.:])([^\W\d]\w*)(?:\.|::)([^\W\d]\w*)")
 
 
 def member_uses(
-    text: str, imports: Sequence[ImportRef], *, every_head: bool = False
+    text: str, heads: Iterable[str], imports: Sequence[ImportRef], *, every_head: bool = False
 ) -> dict[tuple[str, str], int]:
-    """How often ``text`` reaches each member of a name it imports: how this file uses
-    a module (``events.get_running_loop()``), summed over the collection at query time.
+    """How often ``text`` reaches each member of a name in ``heads`` (those it imports, and
+    the language's implicit ones): how this file uses a module
+    (``events.get_running_loop()``), summed over the collection at query time.
 
     With ``every_head``, a file with a glob import (`use super::*`) counts every head: it
     may reach a module by a name the glob binds, which only the glob's module says
     (`mod verbatim;`)."""
-    heads = {ref.alias.split(".")[0] for ref in imports}
+    wanted = set(heads)
     every = every_head and any(ref.name == "*" for ref in imports)
     counts: Counter[tuple[str, str]] = Counter()
     for match in _MEMBER.finditer(text):
-        if every or match.group(1) in heads:
+        if every or match.group(1) in wanted:
             counts[(match.group(1), match.group(2))] += 1
     return dict(counts)
 

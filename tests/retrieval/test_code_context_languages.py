@@ -454,3 +454,27 @@ def test_a_rust_glob_import_binds_the_modules_its_module_declares(
     code = "use super::*;\n\nfn parse_expr(input: &str) -> String {\n    "
     text = context(collection, code, "src/expr.rs", max_tokens=60)
     assert "pub(crate) fn between(begin: usize, end: usize) -> String {" in text
+
+
+def test_rust_super_and_crate_paths_reach_their_modules_with_no_use(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # chrono's shape: a module's tests call their parent's helpers by path alone
+    # (`super::check_json(`), and the crate's root by `crate::`; no `use` names either.
+    helpers = "".join(f"pub(crate) fn helper{i}(n: u32) -> u32 {{\n    n\n}}\n\n"
+                      for i in range(12))
+    calls = "".join(f"    super::check_json({i});\n    crate::parse_all({i});\n" for i in range(4))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "mod date;\n\n" + helpers
+                      + "pub fn parse_all(n: u32) -> u32 {\n    n\n}\n",
+        "src/date/mod.rs": "mod tests;\nmod serde;\n\n" + helpers
+                           + "fn check_json(value: u32) -> bool {\n    true\n}\n",
+        "src/date/tests.rs": f"#[test]\nfn round_trips() {{\n{calls}}}\n",
+    })
+    code = "#[test]\nfn serializes() {\n    super::"
+    text = context(collection, code, "src/date/serde.rs", max_tokens=40)
+    assert "fn check_json(value: u32) -> bool {" in text
+    code = "fn run() -> u32 {\n    crate::"
+    text = context(collection, code, "src/date/serde.rs", max_tokens=40)
+    assert "pub fn parse_all(n: u32) -> u32 {" in text
