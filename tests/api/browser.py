@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page, Playwright
 
     from tests.api.server import Server
 
@@ -38,6 +38,12 @@ def _wait_patiently() -> None:
 _wait_patiently()
 
 
+def launch(pw: Playwright) -> Browser:
+    """Debian's chromium, given as long to start as an expectation to hold: a cold start
+    on a busy machine takes longer than Playwright's 30 s."""
+    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=WAIT_MS)
+
+
 def params_of(page: Page) -> dict[str, list[str]]:
     """The page's search state, as its URL holds it."""
     return parse_qs(urlsplit(page.url).query)
@@ -58,7 +64,7 @@ def searched(server: Server, query: str, mode: str) -> Iterator[Page]:
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         page = browser.new_page()
         page.goto(server.url + "/")
         expect(page.locator("#collection option")).to_have_count(1)

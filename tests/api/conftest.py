@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
-from tests.api.test_search_page_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.browser import WAIT_MS, launch
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def browser() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        launched = launch(pw)
         try:
             yield launched
         finally:
@@ -58,6 +58,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1200, "height": 900})  # its own storage
+    context.set_default_timeout(WAIT_MS)  # clicks and page loads wait as long as expectations
     try:
         yield context.new_page()
     finally:

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
+from tests.api.server import REQUEST_TIMEOUT_S
 from tests.fakes import FAKE_SPEC, install_fake_encoder
 
 # `--checks all` less the deliberate exceptions listed, with reasons, in this file.
@@ -26,10 +27,6 @@ CONFIG = Path(__file__).with_name("schemathesis.toml")
 # The key of a keyed fuzz run: its schema declares a bearer scheme, so schemathesis'
 # ignored_auth check also sends requests without it, or with another, and expects a 401.
 FUZZ_KEY = "fuzz-key-1234"
-# How long one request may take before schemathesis calls it a network error: a bound for
-# a stuck server, not a speed target. Under a load of 8-15 on 2 cores, creating an IVF-PQ
-# collection (the encoder loaded to learn its dimension) took over 30 s.
-REQUEST_TIMEOUT_S = 300
 
 
 def fuzz_app(tmp: Path, api_key: str | None = None) -> FastAPI:

@@ -18,6 +18,12 @@ import httpx
 import uvicorn
 from fastapi import FastAPI
 
+# How long a test waits for a server to start, or for one request's answer: a bound for a
+# stuck server, not a speed target (those are bench/'s). Under a load of 8-15 on 2 cores,
+# creating a collection (the encoder loaded to learn its dimension) took over 30 s.
+START_TIMEOUT_S = 600
+REQUEST_TIMEOUT_S = 300
+
 
 @dataclass
 class Server:
@@ -33,7 +39,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(store: Path, *args: str, timeout: float = 120) -> Iterator[Server]:
+def running_server(
+    store: Path, *args: str, timeout: float = START_TIMEOUT_S
+) -> Iterator[Server]:
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDSTORE_HOME": str(store)}
     process = subprocess.Popen(
@@ -65,7 +73,7 @@ def running_server(store: Path, *args: str, timeout: float = 120) -> Iterator[Se
 
 
 @contextmanager
-def serving_in_thread(app: FastAPI, timeout: float = 30) -> Iterator[str]:
+def serving_in_thread(app: FastAPI, timeout: float = START_TIMEOUT_S) -> Iterator[str]:
     """A real uvicorn server on 127.0.0.1 in this process, so a test's fake encoder serves.
 
     The subprocess server above runs the real default model; this one runs

@@ -17,7 +17,7 @@ import pytest
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from embedstore.store.collection import MANIFEST_FILE
-from tests.api.server import serving_in_thread
+from tests.api.server import REQUEST_TIMEOUT_S, serving_in_thread
 from tests.fakes import FAKE_SPEC
 
 CLIENTS = 8
@@ -64,7 +64,7 @@ class Hammer:
             ("GET", "/v1/collections/c/documents/d1", None),
             ("GET", "/v1/collections", None),
         ]
-        with httpx.Client(base_url=self.url, timeout=30) as client:
+        with httpx.Client(base_url=self.url, timeout=REQUEST_TIMEOUT_S) as client:
             n = i
             while not self._stop.is_set():
                 method, path, body = requests[n % len(requests)]
@@ -84,7 +84,7 @@ def test_f3_search_during_reindex_delete_and_recreate_never_5xx(
     folder.mkdir()
     for i in range(30):
         (folder / f"m{i}.py").write_text(f"def module_{i}(x):\n    return x * {i}\n")
-    with httpx.Client(base_url=url, timeout=60) as client:
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
         create_with_documents(client)
         with Hammer(url) as hammer:
             for _ in range(3):
@@ -105,14 +105,14 @@ def test_f3_search_during_reindex_delete_and_recreate_never_5xx(
 def test_f4_concurrent_metrics_after_a_hand_edited_manifest(
     url: str, settings: ServerSettings
 ) -> None:
-    with httpx.Client(base_url=url, timeout=60) as client:
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
         create_with_documents(client, 2)
     manifest = settings.store / "c" / MANIFEST_FILE
     statuses: Counter[int] = Counter()
     lock = threading.Lock()
 
     def scrape() -> None:
-        with httpx.Client(base_url=url, timeout=60) as c:
+        with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as c:
             for _ in range(10):
                 status = c.get("/metrics").status_code
                 with lock:
@@ -131,7 +131,7 @@ def test_f4_concurrent_metrics_after_a_hand_edited_manifest(
 def post_with_urllib(url: str, data: object, headers: dict[str, str]) -> tuple[int, bytes]:
     request = urllib.request.Request(f"{url}/v1/embeddings", data=data, headers=headers)  # type: ignore[arg-type]
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read()
@@ -155,7 +155,7 @@ def test_f10_oversized_chunked_body_is_a_413(url: str) -> None:
     )
     assert status == 413 and b"too_large" in answer
     # the server is still fine afterwards
-    assert httpx.get(f"{url}/health").status_code == 200
+    assert httpx.get(f"{url}/health", timeout=REQUEST_TIMEOUT_S).status_code == 200
 
 
 def test_f10_a_client_expecting_100_continue_gets_the_413_before_sending(url: str) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from embedstore.encoders.registry import load_encoder
-from tests.api.server import Server, running_server
+from tests.api.server import REQUEST_TIMEOUT_S, Server, running_server
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
@@ -56,7 +56,7 @@ def wait_for_job(client: httpx.Client, job_id: str, timeout: float = 300) -> dic
 
 @pytest.fixture(scope="module")
 def client(server: Server, roots: dict[str, Path]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=60) as c:
+    with httpx.Client(base_url=server.url, timeout=REQUEST_TIMEOUT_S) as c:
         started = c.post("/v1/collections/code/index", json={"path": str(roots["small"])})
         assert started.status_code == 202, started.text
         job = wait_for_job(c, started.json()["id"])
@@ -220,7 +220,7 @@ def test_search_during_an_index_job_returns_complete_results(
 
     def hammer() -> None:
         nonlocal complete, searches
-        with httpx.Client(base_url=str(client.base_url), timeout=60) as c:
+        with httpx.Client(base_url=str(client.base_url), timeout=REQUEST_TIMEOUT_S) as c:
             while not stop.is_set():
                 r = c.post("/v1/collections/code/search", json={"query": "parse", "k": 5})
                 hits = r.json().get("results", [])
@@ -264,10 +264,11 @@ def test_metrics_count_requests(client: httpx.Client) -> None:
 
 
 def test_api_key_required_when_configured(tmp_path: Path) -> None:
-    with running_server(tmp_path / "s", "--api-key", "s3cret") as srv:
-        assert httpx.get(f"{srv.url}/v1/collections").status_code == 401
-        assert httpx.get(f"{srv.url}/v1/collections",
-                         headers={"Authorization": "Bearer wrong"}).status_code == 401
-        ok = httpx.get(f"{srv.url}/v1/collections", headers={"Authorization": "Bearer s3cret"})
+    with running_server(tmp_path / "s", "--api-key", "s3cret") as srv, \
+            httpx.Client(base_url=srv.url, timeout=REQUEST_TIMEOUT_S) as client:
+        assert client.get("/v1/collections").status_code == 401
+        assert client.get("/v1/collections",
+                          headers={"Authorization": "Bearer wrong"}).status_code == 401
+        ok = client.get("/v1/collections", headers={"Authorization": "Bearer s3cret"})
         assert ok.status_code == 200
-        assert httpx.get(f"{srv.url}/health").status_code == 200  # liveness stays open
+        assert client.get("/health").status_code == 200  # liveness stays open

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from tests.api.browser import CHROMIUM, WAIT_MS, launch
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 
@@ -18,7 +18,7 @@ def test_an_expectation_waits_for_a_condition_met_after_five_seconds() -> None:
 
     assert WAIT_MS >= 30_000
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page()
             page.set_content(f"""<p id="late" hidden>drawn</p><script>

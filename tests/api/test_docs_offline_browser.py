@@ -12,8 +12,8 @@ import pytest
 
 from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
-from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
-from tests.api.server import serving_in_thread
+from tests.api.browser import CHROMIUM, launch
+from tests.api.server import REQUEST_TIMEOUT_S, serving_in_thread
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 
@@ -38,7 +38,7 @@ def test_docs_render_with_the_network_blocked(base_url: str, tmp_path: Path) -> 
             route.abort()
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.route("**/*", only_loopback)
@@ -59,9 +59,10 @@ def test_docs_render_with_the_network_blocked(base_url: str, tmp_path: Path) -> 
 
 
 def test_docs_assets_are_local_and_nothing_else_is_served(base_url: str) -> None:
-    page = httpx.get(base_url + "/docs").text
-    assert "cdn" not in page and "/docs/assets/swagger-ui-bundle.js" in page
-    script = httpx.get(base_url + "/docs/assets/swagger-ui-bundle.js")
-    assert script.status_code == 200 and "SwaggerUIBundle" in script.text
-    assert httpx.get(base_url + "/docs/assets/index.html").status_code == 404
-    assert httpx.get(base_url + "/redoc").status_code == 404  # ReDoc needs a CDN: off
+    with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT_S) as client:
+        page = client.get("/docs").text
+        assert "cdn" not in page and "/docs/assets/swagger-ui-bundle.js" in page
+        script = client.get("/docs/assets/swagger-ui-bundle.js")
+        assert script.status_code == 200 and "SwaggerUIBundle" in script.text
+        assert client.get("/docs/assets/index.html").status_code == 404
+        assert client.get("/redoc").status_code == 404  # ReDoc needs a CDN: off

@@ -14,7 +14,7 @@ import pytest
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
 from tests.api.browser import CHROMIUM, searched
-from tests.api.server import Server, running_server
+from tests.api.server import REQUEST_TIMEOUT_S, Server, running_server
 from tests.chunking.readers.make_pdf import make_pdf
 from tests.retrieval.test_owner_header_faces import HEADER
 from tests.retrieval.test_owner_header_faces import QUERY as MEMBER_QUERY
@@ -49,7 +49,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     (folder / "models.py").write_text(CLASS_SOURCE)
     index_folder(Store(base / "store"), folder, IndexOptions(name="docs"))
     # Generous: on a busy machine the server takes minutes to load the model.
-    with running_server(base / "store", timeout=600) as srv:
+    with running_server(base / "store") as srv:
         yield srv
 
 
@@ -67,7 +67,7 @@ def test_a_pdf_hit_shows_its_page_and_opens_the_pdf_there(server: Server) -> Non
             first.click()
         # The new tab asked the file route for the PDF itself, at the hit's page.
         assert opened.value.url.endswith("/files/manual.pdf?raw=true#page=3")
-    served = httpx.get(server.url + href.split("#")[0])
+    served = httpx.get(server.url + href.split("#")[0], timeout=REQUEST_TIMEOUT_S)
     assert served.headers["content-type"] == "application/pdf"
     assert served.content == MANUAL
 

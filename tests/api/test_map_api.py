@@ -14,7 +14,7 @@ import pytest
 from embedstore.api.app import create_app
 from embedstore.api.map_schemas import MapResponse
 from embedstore.api.settings import ServerSettings
-from tests.api.server import serving_in_thread
+from tests.api.server import REQUEST_TIMEOUT_S, serving_in_thread
 from tests.fakes import FakeEncoder
 from tests.plot.corpus import indexed_store
 
@@ -37,7 +37,7 @@ def response_schema(openapi: dict[str, Any], path: str) -> dict[str, Any]:
 
 def test_map_json_validates_against_the_published_schema(base_url: str) -> None:
     headers = {"Authorization": f"Bearer {KEY}"}
-    with httpx.Client(base_url=base_url, headers=headers, timeout=60) as client:
+    with httpx.Client(base_url=base_url, headers=headers, timeout=REQUEST_TIMEOUT_S) as client:
         openapi = client.get("/openapi.json").json()
         schema = response_schema(openapi, "/v1/collections/{name}/map")
         for method in ("pca", "tsne"):
@@ -70,7 +70,7 @@ def test_map_json_validates_against_the_published_schema(base_url: str) -> None:
 
 
 def test_map_needs_the_api_key_like_every_v1_route(base_url: str) -> None:
-    response = httpx.get(f"{base_url}/v1/collections/proj/map", timeout=30)
+    response = httpx.get(f"{base_url}/v1/collections/proj/map", timeout=REQUEST_TIMEOUT_S)
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "unauthorized"
 
@@ -82,7 +82,7 @@ def test_the_map_reads_one_snapshot_while_documents_change(base_url: str) -> Non
     stop = threading.Event()
 
     def write() -> None:
-        with httpx.Client(base_url=base_url, headers=headers, timeout=60) as writer:
+        with httpx.Client(base_url=base_url, headers=headers, timeout=REQUEST_TIMEOUT_S) as writer:
             i = 0
             while not stop.is_set():
                 doc = {"id": f"churn{i % 3}", "text": f"def churn_{i}():\n    return {i}\n"}
@@ -93,7 +93,7 @@ def test_the_map_reads_one_snapshot_while_documents_change(base_url: str) -> Non
     writer = threading.Thread(target=write)
     writer.start()
     try:
-        with httpx.Client(base_url=base_url, headers=headers, timeout=60) as client:
+        with httpx.Client(base_url=base_url, headers=headers, timeout=REQUEST_TIMEOUT_S) as client:
             statuses = [
                 client.get("/v1/collections/proj/map", params={"limit": 40, "seed": seed})
                 .status_code for seed in range(25)

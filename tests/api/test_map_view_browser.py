@@ -15,7 +15,7 @@ from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
-from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.browser import CHROMIUM, launch
 from tests.api.server import serving_in_thread
 from tests.fakes import FAKE_SPEC, FakeEncoder
 from tests.plot.corpus import indexed_store
@@ -50,7 +50,7 @@ def test_the_map_view_draws_the_units_and_rings_the_results(
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.goto(base_url + "/")
@@ -126,7 +126,7 @@ def test_a_click_on_a_point_shows_its_result_or_else_its_file(base_url: str) -> 
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.goto(base_url + "/")
@@ -175,7 +175,7 @@ def test_a_map_of_one_folder_colours_by_file_with_the_legend_in_view(
     index_folder(store, flat, IndexOptions(name="flat", encoder=FAKE_SPEC))
     settings = ServerSettings(store=store.root, preload_model=False)
     with serving_in_thread(create_app(settings)) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.goto(url + "/")

@@ -25,7 +25,7 @@ from embedstore.encoders.registry import (
     load_encoder,
 )
 from tests.api.conftest import error_of
-from tests.api.server import Server, running_server
+from tests.api.server import REQUEST_TIMEOUT_S, Server, running_server
 from tests.fakes import FAKE_SPEC
 
 TEXTS = [
@@ -131,7 +131,8 @@ def test_the_schema_bounds_token_lists_by_the_token_cap_not_the_item_cap(
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("openai") / "store") as srv:
-        created = httpx.post(f"{srv.url}/v1/collections", json={"name": "notes"})
+        created = httpx.post(f"{srv.url}/v1/collections", json={"name": "notes"},
+                             timeout=REQUEST_TIMEOUT_S)
         assert created.status_code == 201, created.text
         yield srv
 
@@ -172,7 +173,8 @@ def test_float_and_base64_give_the_same_vectors(
     np.testing.assert_allclose(got, expected, atol=1e-5)
     # Raw HTTP, so the client's own base64 decoding is not what is tested.
     raw = httpx.post(f"{server.url}/v1/embeddings", json={
-        "model": "all-MiniLM-L6-v2", "input": TEXTS, "encoding_format": "base64"}).json()
+        "model": "all-MiniLM-L6-v2", "input": TEXTS, "encoding_format": "base64"},
+        timeout=REQUEST_TIMEOUT_S).json()
     decoded = np.stack([np.frombuffer(base64.b64decode(d["embedding"]), dtype="<f4")
                         for d in raw["data"]])
     np.testing.assert_array_equal(decoded, got)

@@ -13,7 +13,7 @@ import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
-from tests.api.browser import CHROMIUM, CHROMIUM_ARGS, searched, units_in_view
+from tests.api.browser import CHROMIUM, launch, searched, units_in_view
 from tests.api.server import Server, running_server
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def test_a_search_sent_before_the_collections_are_listed_runs_when_they_are(
 
     held: list[Route] = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             page = browser.new_page()
             # The listing waits until the test releases it.

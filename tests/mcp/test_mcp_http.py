@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from tests.api.server import running_server
+from tests.api.server import REQUEST_TIMEOUT_S, running_server
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-repo"
 KEY = "mcp-test-key"
@@ -75,7 +75,8 @@ def test_mcp_over_http_needs_the_key_and_serve_watch_keeps_it_fresh(tmp_path: Pa
     shutil.copytree(DEMO, repo)
     with running_server(tmp_path / "store", "--api-key", KEY, "--watch", str(repo)) as server:
         url = server.url
-        refused = httpx.post(f"{url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        refused = httpx.post(f"{url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                             timeout=REQUEST_TIMEOUT_S)
         assert refused.status_code == 401
         assert refused.json()["error"]["code"] == "unauthorized"
         statuses: list[int] = []

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
-from tests.api.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.api.browser import CHROMIUM, launch
 from tests.fakes import FakeEncoder
 from tests.plot.corpus import indexed_store
 
@@ -28,7 +28,7 @@ def test_hover_shows_the_location_and_a_click_copies_it(
     assert result.exit_code == 0, result.stderr
     with sync_playwright() as pw:
         # No network at all: the page must draw from the file alone.
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         try:
             context = browser.new_context(offline=True)
             context.grant_permissions(["clipboard-read", "clipboard-write"])

@@ -124,4 +124,4 @@ def test_watch_indexes_a_new_pdf_at_its_pages(tmp_path: Path, fake_encoder: Fake
         assert reports[0].files_new == 1
         (root / "guide.pdf").write_bytes(make_pdf([["Intro"], ["Rotate every token weekly."]]))
         # Generous: a watch run reads the PDF and commits on a machine that may be busy.
-        wait_for(lambda: found() == "guide.pdf#page=2", "the new PDF", timeout=120)
+        wait_for(lambda: found() == "guide.pdf#page=2", "the new PDF")

@@ -8,8 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ import pytest
 from embedstore.retrieval.search import search
 from embedstore.store import db
 from embedstore.store.store import Store
+from tests.ingest.watch.test_watch import wait_for
 
 DEMO = Path(__file__).resolve().parents[3] / "examples" / "demo-repo"
 NEW_FUNCTION = '''
@@ -26,15 +25,6 @@ def rotate_api_tokens(vault: dict[str, str]) -> None:
     for key in vault:
         vault[key] = generate_token()
 '''
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float) -> float:
-    began = time.monotonic()
-    while not condition():
-        if time.monotonic() - began > timeout:
-            pytest.fail(f"{what}: not within {timeout} s")
-        time.sleep(0.1)
-    return time.monotonic() - began
 
 
 def search_top(store: Path, query: str) -> tuple[str, str | None]:
@@ -77,7 +67,7 @@ def test_watch_picks_up_an_edit_and_a_deletion_within_ten_seconds(tmp_path: Path
         reader.start()
     try:
         wait_for(lambda: any("Watching" in line for line in stderr) or process.poll() is not None,
-                 "the first index", timeout=300)
+                 "the first index")
         assert process.poll() is None, "".join(stderr)
         assert search_top(store, "parse the config file and merge defaults")[0] == (
             "src/settings/loader.py"
@@ -87,16 +77,16 @@ def test_watch_picks_up_an_edit_and_a_deletion_within_ten_seconds(tmp_path: Path
         query = "rotate the API tokens stored in the secrets vault"
         wait_for(lambda: search_top(store, query) == ("src/settings/loader.py",
                                                       "rotate_api_tokens"),
-                 "the edit", timeout=10)
+                 "the edit")
         assert chunk_count(store, "web/server.go") > 0
         (repo / "web" / "server.go").unlink()
-        wait_for(lambda: chunk_count(store, "web/server.go") == 0, "the deletion", timeout=10)
+        wait_for(lambda: chunk_count(store, "web/server.go") == 0, "the deletion")
         collection = Store(store).open("demo-repo")
         assert "web/server.go" not in db.files_by_path(collection.conn)
         collection.close()
         # Each update is one line on stdout, as it happens.
         wait_for(lambda: "demo-repo: 0 changed, 0 new, 1 deleted" in "".join(stdout),
-                 "the deletion's line", timeout=10)
+                 "the deletion's line")
     finally:
         process.send_signal(signal.SIGINT)
         try:
