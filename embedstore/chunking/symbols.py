@@ -1049,8 +1049,8 @@ def _resolve_jvm(ref: ImportRef, importing: str, index: _PathIndex, project: Pro
 
 
 def package_siblings(importing: str, language: str, paths: Collection[str]) -> list[str]:
-    """The other files whose top-level names ``importing`` sees with no import: for Go,
-    those of its folder (a package), tests only from a test. Check each one's
+    """The other files whose top-level names ``importing`` sees with no import: those of
+    its package (Go's and Java's folder), tests only from a test. Check each one's
     ``package_clause``: a folder may hold a `package x_test` or a `main` too."""
     siblings = _SIBLINGS.get(language)
     if siblings is None:
@@ -1064,7 +1064,19 @@ def _go_siblings(importing: str, index: _PathIndex) -> list[str]:
                             tests=importing.endswith("_test.go"))
 
 
-_SIBLINGS: dict[str, Callable[[str, _PathIndex], list[str]]] = {"go": _go_siblings}
+def _java_siblings(importing: str, index: _PathIndex) -> list[str]:
+    """The Java files of the folder (a package), and from a test those of the same folder in
+    the main source set (Maven's and Gradle's `src/test/java/a/b` beside `src/main/java/a/b`)."""
+    folder = posixpath.dirname(importing)
+    main = f"/{folder}/".replace("/src/test/", "/src/main/", 1).strip("/")
+    return [path for at in dict.fromkeys((folder, main)) for path in index.files.get(at, [])
+            if path.endswith(".java")]
+
+
+_SIBLINGS: dict[str, Callable[[str, _PathIndex], list[str]]] = {
+    "go": _go_siblings,
+    "java": _java_siblings,
+}
 # Languages whose glob import also binds the names its module imported: Rust's `use
 # super::*` takes the parent's `mod x;` and `use` items, Python's `from m import *` the
 # names m imported. Not a re-export (`export * from`) nor Java's `import a.b.*` (a
@@ -1096,7 +1108,10 @@ def implicit_imports(language: str, project: Project) -> list[ImportRef]:
 
 
 # The line that names a file's package, by language.
-_PACKAGE_CLAUSE = {"go": re.compile(r"package[ \t]+(\w+)")}
+_PACKAGE_CLAUSE = {
+    "go": re.compile(r"package[ \t]+(\w+)"),
+    "java": re.compile(r"package[ \t]+([\w.]+)[ \t]*;"),
+}
 
 
 def package_clause(lines: Iterable[str], language: str) -> str | None:

@@ -253,7 +253,7 @@ def _structural(
             popular = math.log1p(uses.get(row.name, 0)) / most if most else 0.0
             add(row, MODULE_SHARE * (imported + USED_NEAR * use + fresh) + USED_NEAR * reach
                 + REPO_USES * popular)
-    # The files of the same package (Go's folder) share its names with no import; a test
+    # The files of the same package (Go's, Java's folder) share its names with no import; a test
     # file's tests mostly call the file it is named after (`mux_test.go`: `mux.go`).
     subject = tested_file_name(path, language) if path else None
     siblings = _siblings(collection, code, path, language)

@@ -478,3 +478,37 @@ def test_rust_super_and_crate_paths_reach_their_modules_with_no_use(
     code = "fn run() -> u32 {\n    crate::"
     text = context(collection, code, "src/date/serde.rs", max_tokens=40)
     assert "pub fn parse_all(n: u32) -> u32 {" in text
+
+
+# --- Java -------------------------------------------------------------------------------------
+
+
+def test_a_java_file_sees_its_packages_classes_without_an_import(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # capacitor's shape: one package of forty classes, which use each other with no import;
+    # the test tree's package is the main tree's.
+    main = "app/src/main/java/com/example/web"
+    fillers = {f"{main}/Helper{i}.java": f"package com.example.web;\n\n"
+               f"public class Helper{i} {{\n    public int run{i}() {{\n        return {i};\n"
+               "    }\n}\n" for i in range(12)}
+    collection = indexed(tmp_path, {
+        **fillers,
+        f"{main}/Bridge.java": "package com.example.web;\n\n/** The page's bridge. */\n"
+                               "public class Bridge {\n"
+                               '    public static final String FILE_START = "/_file_";\n'
+                               "}\n",
+        f"{main}/Router.java": "package com.example.web;\n\npublic class Router {\n"
+                               "    String a = Bridge.FILE_START;\n"
+                               "    String b = Bridge.FILE_START;\n}\n",
+        # Another package's Bridge is no sibling.
+        "app/src/main/java/com/example/other/Bridge.java":
+            "package com.example.other;\n\npublic class Bridge {\n    int other;\n}\n",
+    })
+    code = "package com.example.web;\n\npublic class Server {\n    String start = "
+    text = context(collection, code, f"{main}/Server.java", max_tokens=60)
+    assert 'public static final String FILE_START = "/_file_";' in text
+    assert "int other;" not in text
+    test = "app/src/test/java/com/example/web/BridgeTest.java"
+    code = "package com.example.web;\n\nclass BridgeTest {\n    void starts() {\n        "
+    assert "public class Bridge {" in context(collection, code, test, max_tokens=60)
