@@ -272,7 +272,6 @@ def test_a_go_test_files_package_names_from_the_file_it_tests_come_first(
     assert "func NewStore(path string) *Store {" in text
 
 
-
 def test_of_a_go_packages_functions_those_its_files_call_most_come_first(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
@@ -436,13 +435,18 @@ def test_a_rust_module_bound_whole_gives_its_items(
         assert "pub struct " in context(collection, code, "src/run.rs")
 
 
+def rust_helpers() -> str:
+    """Twelve small Rust functions, none of them the answer: what a module holds besides."""
+    return "".join(f"pub(crate) fn helper{i}(n: u32) -> u32 {{\n    n\n}}\n\n"
+                   for i in range(12))
+
+
 def test_a_rust_glob_import_binds_the_modules_its_module_declares(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
     # syn's shape: lib.rs declares its modules; each module starts with `use super::*;`
     # and calls into a sibling module by its name alone (`verbatim::between(`).
-    helpers = "".join(f"pub(crate) fn helper{i}(n: u32) -> u32 {{\n    n\n}}\n\n"
-                      for i in range(12))
+    helpers = rust_helpers()
     collection = indexed(tmp_path, {
         "Cargo.toml": '[package]\nname = "syntax"\nversion = "0.1.0"\n',
         "src/lib.rs": "mod expr;\nmod item;\nmod util;\nmod verbatim;\n",
@@ -461,8 +465,7 @@ def test_rust_super_and_crate_paths_reach_their_modules_with_no_use(
 ) -> None:
     # chrono's shape: a module's tests call their parent's helpers by path alone
     # (`super::check_json(`), and the crate's root by `crate::`; no `use` names either.
-    helpers = "".join(f"pub(crate) fn helper{i}(n: u32) -> u32 {{\n    n\n}}\n\n"
-                      for i in range(12))
+    helpers = rust_helpers()
     calls = "".join(f"    super::check_json({i});\n    crate::parse_all({i});\n" for i in range(4))
     collection = indexed(tmp_path, {
         "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
