@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 import ray
 
+from embedstore.ingest.ray_encoder import LOCAL_SYSTEM_CONFIG
+
 # The small stdlib repo that the ONNX tests index, shared rather than copied.
 from tests.encoders.test_onnx_query import small_repo
 
@@ -26,7 +28,7 @@ def model_loads(tmp_path: Path) -> Path:
 def two_cpu_cluster(model_loads: Path) -> Iterator[None]:
     """This process's own Ray cluster: 2 CPUs, so two single-threaded model actors."""
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             logging_level=logging.ERROR,
+             logging_level=logging.ERROR, _system_config=LOCAL_SYSTEM_CONFIG,
              runtime_env={"worker_process_setup_hook": _counting_loads(model_loads)})
     yield
     ray.shutdown()

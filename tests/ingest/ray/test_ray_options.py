@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
-from embedstore.ingest.ray_encoder import ActorPlan, plan_actors, rows_per_batch
+from embedstore.ingest.ray_encoder import LOCAL, ActorPlan, plan_actors, ray_cluster, rows_per_batch
 from tests.fakes import FAKE_SPEC, FakeEncoder
 
 PROBE = """
@@ -66,6 +67,17 @@ def test_missing_ray_names_the_extra(
     result = CliRunner().invoke(app, ["index", str(repo), "--encoder", FAKE_SPEC, "--ray", "local"])
     assert result.exit_code == 1
     assert "pip install 'embedstore[ray]'" in result.stderr
+
+
+def test_a_local_clusters_workers_run_at_the_callers_priority() -> None:
+    import ray
+
+    @ray.remote
+    def niceness() -> int:
+        return os.nice(0)
+
+    with ray_cluster(LOCAL):
+        assert ray.get(niceness.remote()) == os.nice(0)
 
 
 def test_actors_follow_the_cluster() -> None:
