@@ -103,9 +103,9 @@ def extract_symbols(text: str, language: str) -> FileSymbols:
     root = tree.root_node
     definitions = list(_Definitions(language, grammar).scan(root.children, None))
     imports = _imports(root, language)
-    heads = [*(ref.alias.split(".")[0] for ref in imports), *_IMPLICIT_HEADS.get(language, ())]
-    return FileSymbols(definitions, imports,
-                       member_uses(text, heads, imports, every_head=glob_binds_imports(language)))
+    return FileSymbols(definitions, imports, member_uses(
+        text, imports, implicit=_IMPLICIT_HEADS.get(language, ()),
+        every_head=glob_binds_imports(language)))
 
 
 # A parse may take this much CPU time, plus this much per character, before giving up:
@@ -1176,20 +1176,21 @@ _MEMBER = re.compile(r"(?<![\w$.:])([^\W\d]\w*)(?:\.|::)([^\W\d]\w*)")
 
 
 def member_uses(
-    text: str, heads: Iterable[str], imports: Sequence[ImportRef], *, every_head: bool = False
+    text: str, imports: Sequence[ImportRef], *, implicit: Iterable[str] = (),
+    every_head: bool = False,
 ) -> dict[tuple[str, str], int]:
-    """How often ``text`` reaches each member of a name in ``heads`` (those it imports, and
-    the language's implicit ones): how this file uses a module
-    (``events.get_running_loop()``), summed over the collection at query time.
+    """How often ``text`` reaches each member of a name it imports, or of an ``implicit``
+    head (Rust's `super`): how this file uses a module (``events.get_running_loop()``),
+    summed over the collection at query time.
 
     With ``every_head``, a file with a glob import (`use super::*`) counts every head: it
     may reach a module by a name the glob binds, which only the glob's module says
     (`mod verbatim;`)."""
-    wanted = set(heads)
+    heads = {ref.alias.split(".")[0] for ref in imports} | set(implicit)
     every = every_head and any(ref.name == "*" for ref in imports)
     counts: Counter[tuple[str, str]] = Counter()
     for match in _MEMBER.finditer(text):
-        if every or match.group(1) in wanted:
+        if every or match.group(1) in heads:
             counts[(match.group(1), match.group(2))] += 1
     return dict(counts)
 
