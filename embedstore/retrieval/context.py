@@ -9,8 +9,10 @@ statement ends, so the model never reads half a definition as if it were all.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
-from collections.abc import Sequence
+import weakref
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,22 +39,25 @@ CONTEXT_CANDIDATES = 50
 
 @dataclass
 class ContextBlock:
-    """Lines of one file from one or more merged hits; a gap between them renders as ``…``."""
+    """Lines of one file from one or more merged hits; a gap between them renders as ``…``.
+
+    A block's lines are never changed once it is made (``union`` makes a new one), so what
+    is read from them is kept: packing asks each block its extent many times."""
 
     path: str
     language: str
     lines: dict[int, str]
     best_rank: int = 0
 
-    @property
+    @functools.cached_property
     def start_line(self) -> int:
         return min(self.lines)
 
-    @property
+    @functools.cached_property
     def end_line(self) -> int:
         return max(self.lines)
 
-    @property
+    @functools.cached_property
     def ranges(self) -> list[tuple[int, int]]:
         """The runs of consecutive lines, in order."""
         runs: list[tuple[int, int]] = []
@@ -70,10 +75,14 @@ class ContextBlock:
             "\n".join(self.lines[n] for n in range(first, last + 1)) for first, last in self.ranges
         )
 
+    @property
+    def header(self) -> str:
+        """`path:first-last,...`: where the lines are."""
+        return f"{self.path}:{','.join(f'{first}-{last}' for first, last in self.ranges)}"
+
     def render(self) -> str:
-        where = ",".join(f"{first}-{last}" for first, last in self.ranges)
         fence = "```"
-        return f"{self.path}:{where}\n{fence}{self.language}\n{self.body}\n{fence}"
+        return f"{self.header}\n{fence}{self.language}\n{self.body}\n{fence}"
 
     def touches(self, other: ContextBlock) -> bool:
         """Overlapping or directly adjacent lines of the same file."""
@@ -173,6 +182,13 @@ def render(blocks: Sequence[ContextBlock]) -> str:
     return "\n\n".join(b.render() for b in sorted(blocks, key=lambda b: b.best_rank))
 
 
+# Counts of texts by counter, kept between answers: the lines of a collection's definitions
+# recur from one answer to the next. A counter's table starts again past this many texts
+# (some 20 MiB).
+MAX_COUNTED_TEXTS = 200_000
+_COUNTED: weakref.WeakKeyDictionary[TokenCounter, dict[str, int]] = weakref.WeakKeyDictionary()
+
+
 class _Costs:
     """Blocks' token costs as the sum of their parts' counts, each distinct text counted once.
 
@@ -180,29 +196,44 @@ class _Costs:
     and a fence; tokenizers that split at line breaks first (BERT's WordPiece,
     SentencePiece's Metaspace) count the whole as the sum of those lines, and for the rest
     it is close: :func:`pack_context` checks the sum with one count of the rendered whole.
+    Counts are kept between answers, by counter.
     """
 
     def __init__(self, count: TokenCounter) -> None:
         self.count = count
-        self.known: dict[str, int] = {}
+        known = _COUNTED.get(count)
+        if known is None or len(known) > MAX_COUNTED_TEXTS:
+            # A new table, not a cleared one: another answer may be reading the old.
+            known = _COUNTED[count] = {}
+        self.known = known
 
-    def learn(self, texts: Sequence[str]) -> None:
+    def learn(self, texts: Iterable[str]) -> None:
         """Count the texts not counted yet, in one call."""
-        new = [t for t in dict.fromkeys(texts) if t not in self.known]
+        new = [t for t in texts if t not in self.known]
         if new:
+            new = list(dict.fromkeys(new))
             self.known.update(zip(new, self.count(new), strict=True))
 
-    def of(self, blocks: Sequence[ContextBlock]) -> int:
-        return sum(self._block(b) for b in blocks)
-
-    def _block(self, block: ContextBlock) -> int:
-        ranges = block.ranges
-        where = ",".join(f"{first}-{last}" for first, last in ranges)
-        parts = [f"{block.path}:{where}", f"```{block.language}", "```", ELISION]
+    def of(self, block: ContextBlock) -> int:
+        parts = (block.header, f"```{block.language}", "```", ELISION)
         self.learn(parts)
         head, fence, close, elision = (self.known[p] for p in parts)
-        return (head + fence + close + elision * (len(ranges) - 1)
+        return (head + fence + close + elision * (len(block.ranges) - 1)
                 + sum(self.known[line] for line in block.lines.values()))
+
+    def merged(
+        self, blocks: list[ContextBlock], parts: Sequence[ContextBlock]
+    ) -> list[list[ContextBlock]]:
+        """For each of ``parts``, ``blocks`` with it merged in; the headers counted at once."""
+        merged = [with_block(blocks, part) for part in parts]
+        self.learn(after[-1].header for after in merged)
+        return merged
+
+    def total(self, blocks: list[ContextBlock], used: int, after: list[ContextBlock]) -> int:
+        """What ``after`` (``blocks``, costing ``used``, with one block merged in) costs:
+        only the blocks that changed are counted again, so packing stays linear."""
+        kept = {id(b) for b in after[:-1]}
+        return used - sum(self.of(b) for b in blocks if id(b) not in kept) + self.of(after[-1])
 
 
 def pack_context(
@@ -221,33 +252,36 @@ def pack_context(
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
     costs = _Costs(count_tokens)
-    costs.learn([line for hit in hits for line in hit.text.split("\n")])
+    costs.learn(line for hit in hits for line in hit.text.split("\n"))
     blocks: list[ContextBlock] = []
-    taken: list[list[ContextBlock]] = [blocks]  # the blocks after each hit taken
+    used = 0
+    taken: list[tuple[list[ContextBlock], int]] = [(blocks, used)]  # after each hit taken
     for rank, hit in enumerate(hits):
-        whole = with_block(blocks, ContextBlock(hit.path, hit.language, unit_lines(hit), rank))
-        if costs.of(whole) <= max_tokens:
-            blocks = whole
-            taken.append(blocks)
-            continue
-        options = [with_block(blocks, part) for part in excerpts(hit, rank)]
-        # Longer excerpts cost more, so the ones that fit are a prefix of the list.
-        fitting = bisect.bisect_left(
-            range(len(options)), True, key=lambda i: costs.of(options[i]) > max_tokens
-        )
-        if fitting:
-            blocks = options[fitting - 1]
-            taken.append(blocks)
+        [whole] = costs.merged(blocks, [ContextBlock(hit.path, hit.language, unit_lines(hit),
+                                                     rank)])
+        cost = costs.total(blocks, used, whole)
+        if cost > max_tokens:
+            options = costs.merged(blocks, excerpts(hit, rank))
+            # Longer excerpts cost more, so the ones that fit are a prefix of the list.
+            fitting = bisect.bisect_left(options, True, key=lambda after: costs.total(
+                blocks, used, after) > max_tokens)
+            if not fitting:
+                continue
+            whole = options[fitting - 1]
+            cost = costs.total(blocks, used, whole)
+        blocks, used = whole, cost
+        taken.append((blocks, used))
     while True:
-        ordered = sorted(taken[-1], key=lambda b: b.best_rank)
+        blocks, used = taken[-1]
+        ordered = sorted(blocks, key=lambda b: b.best_rank)
         text = render(ordered)
         tokens = count_tokens([text])[0] if ordered else 0
         if tokens <= max_tokens or len(taken) == 1:
             return RagContext(query, text, tokens, max_tokens, ordered)
         # The sum ran over: give back hits until it is under by as much as it was wrong.
-        error = tokens - costs.of(ordered)
+        error = tokens - used
         taken.pop()
-        while len(taken) > 1 and costs.of(taken[-1]) + error > max_tokens:
+        while len(taken) > 1 and taken[-1][1] + error > max_tokens:
             taken.pop()
 
 
@@ -272,10 +306,19 @@ def context(
 
 
 def encoder_prompt_counter(collection: Collection) -> TokenCounter:
-    """Prompt tokens by the collection's encoder tokenizer, its special tokens taken off."""
+    """Prompt tokens by the collection's encoder tokenizer, its special tokens taken off; the
+    same counter each time, so that its counts are kept between answers (``_Costs``)."""
+    if (known := _PROMPT_COUNTERS.get(collection)) is not None:
+        return known
     encoder_count = collection.query_encoder.count_tokens
 
     def count(texts: list[str]) -> list[int]:
         return [max(0, n - _ENCODER_SPECIAL_TOKENS) for n in encoder_count(texts)]
 
+    _PROMPT_COUNTERS[collection] = count
     return count
+
+
+_PROMPT_COUNTERS: weakref.WeakKeyDictionary[Collection, TokenCounter] = (
+    weakref.WeakKeyDictionary()
+)

@@ -75,6 +75,7 @@ def load_folder(folder: Path, shown: str) -> TokenCounter:
     return count
 
 
+@functools.lru_cache(maxsize=8)
 def load_encoding(name: str) -> TokenCounter:
     """The tiktoken encoding ``name`` (never a folder of that name)."""
     import tiktoken

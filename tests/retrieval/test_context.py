@@ -226,3 +226,21 @@ def test_packing_counts_each_line_once_and_the_whole_once() -> None:
     assert counted.count(packed.text) == 1
     long_texts = [t for t in counted if t.count("\n") > 1]  # renders of blocks
     assert long_texts == [packed.text]
+
+
+def test_line_counts_are_kept_between_answers_by_counter() -> None:
+    """`context QUERY` answers in tens of milliseconds because a second answer with the same
+    counter counts only the texts it has not met: here only its rendered whole."""
+    units = _stdlib_units("shlex.py") + _stdlib_units("textwrap.py")
+    hits = random.Random(1).sample(units, 15)
+    counted: list[str] = []
+
+    def recording(texts: list[str]) -> list[int]:
+        counted.extend(texts)
+        return words(texts)
+
+    first = pack_context("q", hits, 400, recording)
+    counted.clear()
+    second = pack_context("q", hits, 400, recording)
+    assert second.text == first.text
+    assert counted == [second.text]
