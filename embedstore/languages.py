@@ -6,6 +6,7 @@ they are stable identifiers (lower case, no spaces), not display names.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -235,3 +236,21 @@ _LINE_COMMENTS: dict[str, str] = {
 def line_comment(language: str) -> str:
     """What starts a comment line in ``language``: a path header in a prompt stays inert."""
     return _LINE_COMMENTS.get(language, "//")
+
+
+# A member's declaration that no other file may reach: Java's and TypeScript's `private`
+# before its name. JavaScript's `#name` says it by the name; Python's `_name` is only a
+# convention, which subclasses in other files break.
+_PRIVATE = re.compile(r"\bprivate\b")
+_PRIVATE_BY_KEYWORD = frozenset({"java", "typescript", "tsx", "kotlin", "csharp"})
+
+
+def is_private_member(name: str, declaration: str, language: str) -> bool:
+    """Whether the member ``name``, declared by ``declaration`` (its header's text), can be
+    reached only from its own class: code in another file never uses it."""
+    if name.startswith("#"):
+        return True
+    if language not in _PRIVATE_BY_KEYWORD:
+        return False
+    before = declaration.split(name, 1)[0]
+    return _PRIVATE.search(before) is not None

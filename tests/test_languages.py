@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from embedstore.languages import FALLBACK_LANGUAGE, detect_language
+from embedstore.languages import FALLBACK_LANGUAGE, detect_language, is_private_member
 
 
 @pytest.mark.parametrize(
@@ -83,3 +83,19 @@ def test_detect_language_uses_only_the_last_path_component() -> None:
 @pytest.mark.parametrize("file_name", ["LICENSE", "data.unknownext", ".gitignore", "noext"])
 def test_unknown_files_fall_back_to_text(file_name: str) -> None:
     assert detect_language(file_name) == "text"
+
+
+@pytest.mark.parametrize(("name", "declaration", "language", "private"), [
+    ("count", "    private int count;", "java", True),
+    ("get", "    @Override\n    private Foo get(int a) {", "java", True),
+    ("count", "    protected int count;", "java", False),
+    ("privateKey", "    String privateKey;", "java", False),  # the word, not the name
+    ("x", "  private readonly x: Foo;", "typescript", True),
+    ("x", "  readonly x: Foo; // not private", "typescript", False),  # after the name
+    ("#x", "  #x = 1;", "javascript", True),
+    ("_x", "    _x = 1", "python", False),  # a convention subclasses elsewhere break
+])
+def test_private_members_are_those_no_other_file_reaches(
+    name: str, declaration: str, language: str, private: bool
+) -> None:
+    assert is_private_member(name, declaration, language) is private

@@ -105,7 +105,7 @@ def extract_symbols(text: str, language: str) -> FileSymbols:
     imports = _imports(root, language)
     return FileSymbols(definitions, imports, member_uses(
         text, imports, implicit=_IMPLICIT_HEADS.get(language, ()),
-        every_head=glob_binds_imports(language)))
+        every_head=glob_binds_imports(language), unimported=_UNIMPORTED_HEADS.get(language)))
 
 
 # A parse may take this much CPU time, plus this much per character, before giving up:
@@ -411,20 +411,30 @@ class _Definitions:
             yield self._make(_text(name), owner, "method", node, inner)
 
     def _java_field(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
-        """A class's `static final` fields, all of an interface's fields: constants."""
+        """A class's `static final` fields and all of an interface's are constants; its other
+        fields variables, as Python's class attributes are (`engine.bridge` reads one)."""
         if owner is None:
             return
+        kind = "constant"
         if inner.type == "field_declaration":
             modifiers = next((c for c in inner.children if c.type == "modifiers"), None)
             words = _text(modifiers).split() if modifiers is not None else []
             if "static" not in words or "final" not in words:
-                return
+                kind = "variable"
         declarators = inner.children_by_field_name("declarator")
         for declarator in declarators:
             name = declarator.child_by_field_name("name")
             extent = node if len(declarators) == 1 else declarator
             if name is not None:
-                yield self._make(_text(name), owner, "constant", extent, declarator)
+                yield self._make(_text(name), owner, kind, extent, declarator)
+
+    def _class_field(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
+        """A JavaScript or TypeScript class's field (`private x: Foo;`, `static y = 1`): a
+        variable of the class, as Python's class attributes are (`err.code` reads one)."""
+        # TypeScript's grammar calls the field's name "name", JavaScript's "property".
+        name = inner.child_by_field_name("name") or inner.child_by_field_name("property")
+        if owner is not None and name is not None:
+            yield self._make(_text(name), owner, "variable", node, inner)
 
     def _kotlin_property(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
         """Top-level `val`/`var` (`const val` a constant); in a class only `const val`."""
@@ -451,6 +461,9 @@ _SPECIAL: dict[str, dict[str, _Special]] = {
         "function_signature_item": _Definitions._rust_trait_method,
     },
     "java": dict.fromkeys(("field_declaration", "constant_declaration"), _Definitions._java_field),
+    "typescript": {"public_field_definition": _Definitions._class_field},
+    "tsx": {"public_field_definition": _Definitions._class_field},
+    "javascript": {"field_definition": _Definitions._class_field},
     "kotlin": {"property_declaration": _Definitions._kotlin_property},
 }
 
@@ -1092,6 +1105,10 @@ def glob_binds_imports(language: str) -> bool:
 # Modules a file reaches by a path with no import, by language: Rust's `super::f(` (the
 # parent module) and `crate::f(` (the crate's root).
 _IMPLICIT_HEADS: dict[str, tuple[str, ...]] = {"rust": ("super", "crate")}
+# Heads a file reaches with no import that are not modules: Java's classes of its own
+# package and of java.lang, capitalised by convention (`Bridge.CAPACITOR_HTTP_SCHEME` in a
+# file of Bridge's package), whose members' uses rank a class's outline.
+_UNIMPORTED_HEADS: dict[str, re.Pattern[str]] = {"java": re.compile(r"[A-Z]")}
 # ... and those the project names: a Rust crate of the collection by its name, which its
 # tests, examples and benches reach with no `use` (`syn::parse_str(`).
 _PROJECT_HEADS: dict[str, Callable[[Project], Iterable[str]]] = {
@@ -1177,11 +1194,12 @@ _MEMBER = re.compile(r"(?<![\w$.:])([^\W\d]\w*)(?:\.|::)([^\W\d]\w*)")
 
 def member_uses(
     text: str, imports: Sequence[ImportRef], *, implicit: Iterable[str] = (),
-    every_head: bool = False,
+    every_head: bool = False, unimported: re.Pattern[str] | None = None,
 ) -> dict[tuple[str, str], int]:
     """How often ``text`` reaches each member of a name it imports, or of an ``implicit``
-    head (Rust's `super`): how this file uses a module (``events.get_running_loop()``),
-    summed over the collection at query time.
+    head (Rust's `super`), or of a head ``unimported`` matches (Java's classes): how this
+    file uses a module or class (``events.get_running_loop()``), summed over the
+    collection at query time.
 
     With ``every_head``, a file with a glob import (`use super::*`) counts every head: it
     may reach a module by a name the glob binds, which only the glob's module says
@@ -1190,8 +1208,9 @@ def member_uses(
     every = every_head and any(ref.name == "*" for ref in imports)
     counts: Counter[tuple[str, str]] = Counter()
     for match in _MEMBER.finditer(text):
-        if every or match.group(1) in heads:
-            counts[(match.group(1), match.group(2))] += 1
+        head = match.group(1)
+        if every or head in heads or (unimported is not None and unimported.match(head)):
+            counts[(head, match.group(2))] += 1
     return dict(counts)
 
 

@@ -48,7 +48,7 @@ from embedstore.chunking.symbols import (
 )
 from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
-from embedstore.languages import detect_language, tested_file_name
+from embedstore.languages import detect_language, is_private_member, tested_file_name
 from embedstore.retrieval.context import (
     ContextBlock,
     RagContext,
@@ -212,7 +212,23 @@ def _structural(
         found.score = max(found.score, score)
         return found
 
+    def add_module(alias: str, glob: bool, modules: list[str], base: float) -> None:
+        # A module bound by name (`import a.b as m`, `from pkg import module`, `*`): each of
+        # its definitions may come next, as likely as the module is; what the code already
+        # reaches through `m.` more so.
+        # Of a module's hundreds of definitions, those the collection reaches through it
+        # most (`events.get_running_loop`, `from . import events` elsewhere) come first.
+        uses = symbol_table.member_uses(conn, sorted({alias, *map(_stem, modules)}))
+        most = math.log1p(max(uses.values(), default=0))
+        for row in _definitions_in(collection, modules):
+            if row.qualname != row.name:
+                continue  # members come with their class
+            reach = near.get(row.name if glob else f"{alias}.{row.name}", 0.0)
+            popular = math.log1p(uses.get(row.name, 0)) / most if most else 0.0
+            add(row, MODULE_SHARE * base + USED_NEAR * reach + REPO_USES * popular)
+
     bound: set[str] = set()
+    heads: dict[str, list[str]] = {}  # a name bound to modules -> their files
     for ref, targets, how in _bindings(collection, own.imports, path or "", language, paths):
         bound.add(ref.alias.split(".")[0])
         if not targets:
@@ -239,20 +255,10 @@ def _structural(
             for row in rows:
                 add(row, imported + USED_NEAR * use + fresh)
             continue
-        # A module bound by name (`import a.b as m`, `from pkg import module`, `*`): each of
-        # its definitions may come next, as likely as the module is; what the code already
-        # reaches through `m.` more so.
-        # Of a module's hundreds of definitions, those the collection reaches through it
-        # most (`events.get_running_loop`, `from . import events` elsewhere) come first.
-        uses = symbol_table.member_uses(conn, sorted({ref.alias, *map(_stem, modules)}))
-        most = math.log1p(max(uses.values(), default=0))
-        for row in _definitions_in(collection, modules):
-            if row.qualname != row.name:
-                continue  # members come with their class
-            reach = near.get(row.name if ref.name == "*" else f"{ref.alias}.{row.name}", 0.0)
-            popular = math.log1p(uses.get(row.name, 0)) / most if most else 0.0
-            add(row, MODULE_SHARE * (imported + USED_NEAR * use + fresh) + USED_NEAR * reach
-                + REPO_USES * popular)
+        if ref.name != "*":
+            heads[ref.alias] = modules
+        add_module(ref.alias, ref.name == "*", modules, imported + USED_NEAR * use + fresh)
+    _add_written_paths(collection, near, heads, language, paths, add, add_module)
     # The files of the same package (Go's, Java's folder) share its names with no import; a test
     # file's tests mostly call the file it is named after (`mux_test.go`: `mux.go`).
     subject = tested_file_name(path, language) if path else None
@@ -278,6 +284,34 @@ def _structural(
     _add_members(collection, candidates, near)
     _add_receivers(collection, code, language, candidates, near)
     return candidates
+
+
+def _add_written_paths(
+    collection: Collection, near: dict[str, float], heads: dict[str, list[str]], language: str,
+    paths: frozenset[str], add: Callable[[DefinitionRow, float], object],
+    add_module: Callable[[str, bool, list[str], float], None],
+) -> None:
+    """What the code reaches by a path through a bound module, as if it imported it:
+    `crate::raw::TOKEN` is `use crate::raw::TOKEN`, and `crate::raw` binds raw.rs as
+    `use crate::raw` would. Each step follows the module's own imports and re-exports
+    (`mod raw;`, `pub use crate::ser::to_string`), as an import would."""
+    reached: dict[tuple[str, ...], float] = {}  # module files -> nearest use through them
+    for chain, weight in near.items():
+        head, *rest = chain.split(".")
+        modules = heads.get(head)
+        prefix = head
+        for segment in rest:
+            if not modules:
+                break
+            rows, modules = _follow(collection, segment, modules, language, paths)
+            prefix = f"{prefix}.{segment}"
+            for row in rows:
+                add(row, IMPORTED + USED_NEAR * weight)
+            if modules and prefix not in heads:
+                key = (prefix, *modules)
+                reached[key] = max(reached.get(key, 0.0), weight)
+    for (prefix, *modules), weight in reached.items():
+        add_module(prefix, False, modules, IMPORTED + USED_NEAR * weight)
 
 
 def _siblings(collection: Collection, code: str, path: str | None, language: str) -> list[str]:
@@ -439,20 +473,36 @@ def _add_members(
     members_of: dict[tuple[str, str], list[DefinitionRow]] = {}
     for row in _definitions_in(collection, files):
         owner, dot, _ = row.qualname.rpartition(".")
-        if dot:
+        if dot and not _private(collection, row):
             members_of.setdefault((_member_scope(row), owner), []).append(row)
     attribute_near = _attribute_near(near)
     for cls in classes:
         members = members_of.get((_member_scope(cls.row), cls.row.qualname), [])
+        # What the collection reaches through the class's name (`Error::new`, `Bridge.TAG`),
+        # as it does a module's members.
+        uses = symbol_table.member_uses(collection.conn, [cls.row.name])
+        most = math.log1p(max(uses.values(), default=0))
+        popular = {m.name: math.log1p(uses.get(m.name, 0)) / most if most else 0.0
+                   for m in members}
         # An outline cut short keeps what a caller needs first: the members used near the
-        # cursor, the constructor, the public ones, then the rest, each in source order.
+        # cursor, those the collection uses most, the constructor, the public ones, then
+        # the rest, each in source order.
         cls.members = sorted(members, key=lambda m: (
-            -attribute_near.get(m.name, 0.0), m.name != "__init__", m.name.startswith("_")))
+            -attribute_near.get(m.name, 0.0), -popular[m.name], m.name != "__init__",
+            m.name.startswith("_")))
         for member in cls.members:
             used = attribute_near.get(member.name, 0.0)
-            score = cls.score * MEMBER_SHARE + USED_NEAR * used
+            score = cls.score * MEMBER_SHARE + USED_NEAR * used + REPO_USES * popular[member.name]
             found = candidates.setdefault((member.path, member.start_line), Candidate(member))
             found.score = max(found.score, score)
+
+
+def _private(collection: Collection, member: DefinitionRow) -> bool:
+    """A member only its own class reaches (`private x: Foo`): code elsewhere never uses it."""
+    text = _lines(collection, member.path)
+    header = "\n".join(text.get(n, "") for n in range(member.start_line,
+                                                        member.signature_end_line + 1))
+    return is_private_member(member.name, header, member.language)
 
 
 def _attribute_near(near: dict[str, float]) -> dict[str, float]:

@@ -19,8 +19,9 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # ingest.scan). 3: named values are units, named definitions are never merged. 4: trait
 # signatures are members, `export ... from` lines are imports. 5: `a::b` is a member use.
 # 6: a file with a glob import counts every head's member uses.
-# 7: Rust's `super::` and `crate::` count as heads of member uses.
-SYMBOLS_VERSION = "7"
+# 7: Rust's `super::` and `crate::` count as heads of member uses. 8: Java's capitalised
+# heads count with no import; Java's instance fields and JS/TS class fields are variables.
+SYMBOLS_VERSION = "8"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

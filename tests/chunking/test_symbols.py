@@ -220,6 +220,7 @@ def test_typescript_definitions() -> None:
         ("other", "constant", 11, 11, 11, ""),
         ("counter", "variable", 12, 12, 12, ""),
         ("Base", "class", 15, 22, 16, "A base class."),
+        ("Base.MAX", "variable", 17, 17, 17, ""),  # a field: `Base.MAX` reads it
         ("Base.constructor", "method", 18, 18, 18, ""),
         ("Base.get", "method", 20, 21, 21, "Gets a thing."),
         ("I", "type", 23, 23, 23, ""),
@@ -407,6 +408,7 @@ def test_java_definitions() -> None:
         ("Client", "class", 7, 17, 8, "Talks to the server."),
         ("Client.MAX", "constant", 9, 9, 9, ""),
         ("Client.MIN", "constant", 9, 9, 9, ""),
+        ("Client.count", "variable", 10, 10, 10, ""),  # an instance field: `client.count`
         ("Client.get", "method", 12, 15, 13, "Gets a thing."),
         ("Api", "type", 18, 18, 18, ""),
         ("Api.VERSION", "constant", 18, 18, 18, ""),
@@ -414,6 +416,24 @@ def test_java_definitions() -> None:
         ("Color", "type", 19, 19, 19, ""),
         ("Color.paint", "method", 19, 19, 19, ""),
     ]
+
+
+def test_javascript_class_fields_are_variables_of_their_class() -> None:
+    text = "class Store {\n  items = [];\n  static #count = 0;\n  get() {}\n}\n"
+    assert rows(text, "javascript") == [
+        ("Store", "class", 1, 5, 1, ""),
+        ("Store.items", "variable", 2, 2, 2, ""),
+        ("Store.#count", "variable", 3, 3, 3, ""),
+        ("Store.get", "method", 4, 4, 4, ""),
+    ]
+
+
+def test_java_member_uses_count_classes_reached_with_no_import() -> None:
+    # A Java file reaches its own package's classes (and java.lang's) with no import:
+    # `Bridge.TAG` counts toward Bridge's members; a variable's `engine.bridge` does not.
+    text = ("package com.acme;\nclass Server {\n    String a = Bridge.TAG;\n"
+            "    int b = Bridge.TAG.length() + engine.bridge.size();\n}\n")
+    assert extract_symbols(text, "java").member_uses == {("Bridge", "TAG"): 2}
 
 
 def test_java_imports() -> None:

@@ -261,6 +261,24 @@ def test_a_member_shown_on_its_own_comes_under_its_class_header(
     assert shown and min(shown) < 16  # before the whole class outline fits
 
 
+def test_a_classs_members_the_collection_uses_most_come_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    """Of a class's thirty methods, the one the rest of the collection calls through the
+    class's name (`Registry.lookup(`) leads its outline, as a module's most used members do."""
+    methods = "".join(f"    @classmethod\n    def method_{i}(cls, value):\n        return value\n\n"
+                      for i in range(30))
+    callers = {f"pkg/use_{i}.py": "from pkg.registry import Registry\n\n\n"
+               f"def find_{i}(key):\n    return Registry.method_17(key)\n" for i in range(4)}
+    collection = indexed(tmp_path, {"pkg/registry.py": f"class Registry:\n{methods}", **callers})
+    code = "from pkg.registry import Registry\n\n\ndef resolve(key):\n    "
+    words = lambda texts: [len(t.split()) for t in texts]  # noqa: E731
+    packed = context_for_code(collection, code, path="pkg/app.py", max_tokens=40,
+                              tokenizer=words, similar=False)
+    assert "def method_17(cls, value):" in packed.text
+    assert "def method_28(cls, value):" not in packed.text  # the outline was cut
+
+
 def test_a_name_a_called_function_returns_into_shows_its_class_members_first(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:

@@ -483,6 +483,29 @@ def test_rust_super_and_crate_paths_reach_their_modules_with_no_use(
     assert "pub fn parse_all(n: u32) -> u32 {" in text
 
 
+def test_a_rust_path_through_modules_is_a_use_of_what_it_names(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # serde_json's shape: two modules define a TOKEN, and code names one by its whole path
+    # with no `use` (`crate::raw::TOKEN`); the crate's root re-exports what its modules
+    # define (`pub use crate::ser::to_string;`), which `crate::to_string(` reaches.
+    helpers = rust_helpers()
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "json"\nversion = "0.1.0"\n',
+        "src/lib.rs": "mod number;\nmod raw;\nmod ser;\n\npub use crate::ser::to_string;\n"
+                      + helpers,
+        "src/number.rs": helpers + 'pub const TOKEN: &str = "$number";\n',
+        "src/raw.rs": helpers + 'pub const TOKEN: &str = "$raw";\n',
+        "src/ser.rs": helpers + "pub fn to_string(value: u32) -> String {\n    String::new()\n}\n",
+    })
+    code = ("fn is_raw(name: &str) -> bool {\n    name == crate::raw::TOKEN\n}\n\n"
+            "fn show(n: u32) -> String {\n    crate::to_string(n)\n}\n\nfn check() {\n    ")
+    text = context(collection, code, "src/de.rs", max_tokens=60)
+    assert 'pub const TOKEN: &str = "$raw";' in text
+    assert "pub fn to_string(value: u32) -> String {" in text
+    assert "$number" not in text
+
+
 # --- Java -------------------------------------------------------------------------------------
 
 
