@@ -23,11 +23,13 @@ from typing import Any, ParamSpec, TypeVar
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
 from embedstore.api.collection_cache import CollectionCache
 from embedstore.api.errors import describe_invalid
+from embedstore.api.mcp_stdio import answered_before_end
 from embedstore.api.mcp_tools import Tools
 from embedstore.api.settings import MAX_QUERY_CHARS
 from embedstore.api.warmup import Warmup
@@ -79,6 +81,14 @@ class _CheckedArguments(MCPServer):
     does (the SDK gives pydantic's multi-line report with a link per error), and an argument
     the tool does not take is refused (the SDK drops it: a misspelt ``colection`` would
     quietly search every collection)."""
+
+    async def run_stdio_async(self) -> None:
+        # As the SDK's, but stdin's end waits for the answers to what it carried (mcp_stdio).
+        async with stdio_server() as (read_stream, write_stream):
+            reading, writing = answered_before_end(read_stream, write_stream)
+            await self._lowlevel_server.run(
+                reading, writing, self._lowlevel_server.create_initialization_options()
+            )
 
     def tool_schema(self, name: str) -> dict[str, Any]:
         tool = self._tool_manager.get_tool(name)

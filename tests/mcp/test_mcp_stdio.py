@@ -4,8 +4,10 @@ the real default model over the demo repository."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from mcp.types import TextContent
 
 from embedstore.ingest.indexer import index_folder
 from embedstore.store.store import Store
+from tests.api.server import REQUEST_TIMEOUT_S, START_TIMEOUT_S
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo-repo"
 TOOLS = {"search", "context", "context_for_code", "list_collections"}
@@ -48,7 +51,7 @@ def test_stdio_server_lists_tools_searches_and_reports_errors(demo_store: Path) 
     loader = demo_store.parent / "demo-repo" / "src" / "settings" / "loader.py"
 
     async def session() -> None:
-        async with Client(server, read_timeout_seconds=120) as client:
+        async with Client(server, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             assert set(tools) == TOOLS
             for tool in tools.values():
@@ -104,7 +107,8 @@ def test_stdio_server_starts_and_answers_on_an_empty_store(tmp_path: Path) -> No
     """The background warm-up has nothing to load: the server starts all the same."""
 
     async def session() -> None:
-        async with Client(stdio_server(tmp_path / "empty"), read_timeout_seconds=60) as client:
+        async with Client(stdio_server(tmp_path / "empty"),
+                          read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
             listed = await client.call_tool("list_collections", {})
             assert not listed.is_error and listed.structured_content == {
                 "collections": [], "unreadable": {}}
@@ -112,3 +116,26 @@ def test_stdio_server_starts_and_answers_on_an_empty_store(tmp_path: Path) -> No
             assert found.is_error and "embedstore index PATH" in text_of(found.content)
 
     asyncio.run(session())
+
+
+@pytest.mark.slow
+def test_stdio_server_answers_what_it_read_before_stdin_ended(demo_store: Path) -> None:
+    """A script writes its requests and closes stdin (`printf ... | embedstore mcp`): each
+    request still gets its answer before the server exits (the SDK dropped the search's)."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "script", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "search", "arguments": {"query": "merge settings with defaults", "k": 3}}},
+    ]
+    server = stdio_server(demo_store)
+    done = subprocess.run(
+        [server.command, *server.args], input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True, text=True, env=server.env, timeout=START_TIMEOUT_S, check=True,
+    )
+    replies = {reply["id"]: reply for reply in map(json.loads, done.stdout.splitlines())}
+    assert set(replies) == {1, 2}
+    answer = replies[2]["result"]
+    assert not answer.get("isError") and "deep_merge" in answer["content"][0]["text"]
