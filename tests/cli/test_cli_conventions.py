@@ -203,7 +203,10 @@ def test_index_summary_times_add_up_to_the_wall_time(repo: Path, fake_encoder: F
         "load", "scan", "chunk", "encode", "store", "index", "record", "export", "other"]
     total = float(timing[2])
     assert sum(stages.values()) == pytest.approx(total, abs=1e-9)
-    assert total <= wall + 0.05 and total >= wall - 0.5  # the command's own wall time
+    # Within the command's wall time as the caller saw it. No lower bound here: around the
+    # command's body the runner parses and prints, which took 0.5 s under `stress --cpu 4`;
+    # that the stages leave little unaccounted is the next test's.
+    assert total <= wall + 0.05
 
 
 def test_library_stage_times_leave_little_unaccounted(
