@@ -9,6 +9,7 @@ of input waits for the answers (at most ``DRAIN_SECONDS``), as a shell waits for
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -46,10 +47,30 @@ class _Answers:
                 self.changed = anyio.Event()
 
 
-class _Reading:
+class _Closing:
+    """A stream wrapped around another: closing it closes that one (``close``)."""
+
+    def __init__(self, close: Callable[[], Awaitable[None]]) -> None:
+        self._close = close
+
+    async def aclose(self) -> None:
+        await self._close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class _Reading(_Closing):
     """stdin's messages; its end comes once every request read is answered."""
 
     def __init__(self, inner: ReadStream[SessionMessage | Exception], answers: _Answers) -> None:
+        super().__init__(inner.aclose)
         self._inner, self._answers = inner, answers
 
     @property
@@ -65,9 +86,6 @@ class _Reading:
         self._answers.read(item)
         return item
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> Self:
         return self
 
@@ -77,37 +95,17 @@ class _Reading:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class _Writing:
+class _Writing(_Closing):
     """stdout's messages; each answer written is one less to wait for."""
 
     def __init__(self, inner: WriteStream[SessionMessage], answers: _Answers) -> None:
+        super().__init__(inner.aclose)
         self._inner, self._answers = inner, answers
 
     async def send(self, item: SessionMessage, /) -> None:
         await self._inner.send(item)
         self._answers.written(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 def answered_before_end(

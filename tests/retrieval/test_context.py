@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from embedstore.chunking.types import TokenCounter
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.context import (
     ContextBlock,
@@ -210,17 +211,23 @@ def test_collection_context_widens_hits_to_whole_definitions(
     assert "…" in tight.text.splitlines()
 
 
-def test_packing_counts_each_line_once_and_the_whole_once() -> None:
-    """Issue 32: packing re-counted the whole context for every hit it tried (some 2 s an
-    answer on a busy machine); now each distinct text is counted once, the whole once more."""
+def _recorded_packing(seed: int) -> tuple[list[SearchResult], list[str], TokenCounter]:
+    """Fifteen stdlib definitions, and a word counter that records what it is asked to count
+    (a new one each time: counts are kept per counter)."""
     units = _stdlib_units("shlex.py") + _stdlib_units("textwrap.py")
-    hits = random.Random(0).sample(units, 15)
     counted: list[str] = []
 
     def recording(texts: list[str]) -> list[int]:
         counted.extend(texts)
         return words(texts)
 
+    return random.Random(seed).sample(units, 15), counted, recording
+
+
+def test_packing_counts_each_line_once_and_the_whole_once() -> None:
+    """Issue 32: packing re-counted the whole context for every hit it tried (some 2 s an
+    answer on a busy machine); now each distinct text is counted once, the whole once more."""
+    hits, counted, recording = _recorded_packing(seed=0)
     packed = pack_context("q", hits, 400, recording)
     assert 0 < packed.tokens == cost(packed.text) <= 400
     assert counted.count(packed.text) == 1
@@ -231,14 +238,7 @@ def test_packing_counts_each_line_once_and_the_whole_once() -> None:
 def test_line_counts_are_kept_between_answers_by_counter() -> None:
     """`context QUERY` answers in tens of milliseconds because a second answer with the same
     counter counts only the texts it has not met: here only its rendered whole."""
-    units = _stdlib_units("shlex.py") + _stdlib_units("textwrap.py")
-    hits = random.Random(1).sample(units, 15)
-    counted: list[str] = []
-
-    def recording(texts: list[str]) -> list[int]:
-        counted.extend(texts)
-        return words(texts)
-
+    hits, counted, recording = _recorded_packing(seed=1)
     first = pack_context("q", hits, 400, recording)
     counted.clear()
     second = pack_context("q", hits, 400, recording)
