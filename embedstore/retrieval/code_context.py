@@ -102,9 +102,11 @@ SIMILAR = 1.0
 CO_USED = 1.0
 # The outline of many candidates takes at most this share before bodies are added.
 OUTLINE_SHARE = 0.9
-# The best candidates' outlines carry their docstring's first line; the wider set past
-# them is signatures alone, twice as many in the same tokens.
-DOCUMENTED = 30
+# The best candidates' outlines carry their docstring's first line, one per this many
+# tokens of budget and at most MAX_DOCUMENTED; the wider set past them is signatures
+# alone, twice as many in the same tokens (what a small budget needs most).
+TOKENS_PER_DOCUMENTED = 64
+MAX_DOCUMENTED = 30
 # At most this many member signatures in one class's outline; and the members of the
 # candidate ranked r take at most 1/(r + 2)^2 of the budget (a quarter, a ninth, ...):
 # all members together never take more than 0.65 of it (pi^2/6 - 1), so classes of sixty
@@ -124,8 +126,8 @@ MAX_BODIES = 30
 MAX_CHARS_PER_TOKEN = 8
 # Below this much budget left, no outline fits any more.
 MIN_PIECE_TOKENS = 8
-# A block's second run costs about this much: its range in the header and the `…` line.
-RUN_TOKENS = 5
+# A block's second run costs about this much: its `…` line.
+RUN_TOKENS = 1
 
 
 @dataclass
@@ -174,6 +176,7 @@ def context_for_code(
     candidates = _structural(collection, code, code_after or "", path, language)
     if similar:
         _add_similar(collection, code, path, rules, candidates)
+    _order_members(candidates)
     prompt_lines = {line.strip() for line in code.split("\n") if line.strip()}
     wanted = (
         c for c in sorted(candidates.values(), key=lambda c: -c.score)
@@ -182,6 +185,19 @@ def context_for_code(
     )
     ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
     return _pack(collection, code, ranked, max_tokens, count, costs)
+
+
+def _order_members(candidates: dict[tuple[str, int], Candidate]) -> None:
+    """Each class's outline lists its members as their own evidence ranks them (used near
+    the cursor, by the collection, by similar code, through a receiver): the likely next
+    `x.method(` first, where a budget cut keeps it. Ties keep the outline's own order."""
+    def score(member: DefinitionRow) -> float:
+        found = candidates.get((member.path, member.start_line))
+        return found.score if found is not None else 0.0
+
+    for cand in candidates.values():
+        if len(cand.members) > 1:
+            cand.members.sort(key=lambda m: -score(m))
 
 
 def nearness(code: str, skip_lines: set[int]) -> dict[str, float]:
@@ -755,7 +771,8 @@ def _pack(
     costs: _TokenCosts,
 ) -> RagContext:
     packer = _Packer(collection, count, costs)
-    parts = [(c.row, _outline(collection, c, with_doc=rank < DOCUMENTED))
+    documented = min(MAX_DOCUMENTED, max_tokens // TOKENS_PER_DOCUMENTED)
+    parts = [(c.row, _outline(collection, c, with_doc=rank < documented))
              for rank, c in enumerate(ranked[:MAX_OUTLINED])]
     # One tokenizer call per phase, not one per candidate.
     packer.prefetch([(row, [n for part in pieces for n in part]) for row, pieces in parts])

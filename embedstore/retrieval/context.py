@@ -77,8 +77,9 @@ class ContextBlock:
 
     @property
     def header(self) -> str:
-        """`path:first-last,...`: where the lines are."""
-        return f"{self.path}:{','.join(f'{first}-{last}' for first, last in self.ranges)}"
+        """`path:first-last`: where the lines are. The `…` lines mark the gaps, and each
+        run's own range would cost a prompt some 4 tokens (blocks' `ranges` keep them)."""
+        return f"{self.path}:{self.start_line}-{self.end_line}"
 
     def render(self) -> str:
         fence = "```"
