@@ -445,7 +445,7 @@ def _follow(
         rows = [r for r in _definitions_in(collection, owners)
                 if r.name == name and r.qualname == name]
         if rows:
-            return rows, []
+            return rows + _passed_on_by_glob(collection, name, owners, language, paths), []
         if modules:
             return [], modules
         # `from .core import Client` in pkg/__init__.py: look where that file got it from.
@@ -461,6 +461,23 @@ def _follow(
             return [], []
         targets = onward
     return [], []
+
+
+def _passed_on_by_glob(
+    collection: Collection, name: str, files: list[str], language: str, paths: frozenset[str],
+) -> list[DefinitionRow]:
+    """The definitions of ``name`` in the modules ``files`` pass on whole: a file may define
+    a name and re-export a module's as well, one of them compiled in (regex's `literal`:
+    `#[cfg(feature)] pub use self::imp::*;` and, failing the feature, an inline `mod imp`
+    with a stub `LiteralSearcher`), so either may be the one the code calls."""
+    found: list[DefinitionRow] = []
+    for file in files:
+        for row in symbol_table.imports_of(collection.conn, file):
+            if row.name == "*":
+                targets = _resolve(collection, ImportRef(*row), file, language, paths)
+                found += [r for r in _definitions_in(collection, targets)
+                          if r.name == name and r.qualname == name]
+    return found
 
 
 # Kinds whose members come with them: classes, and structs, enums, traits and Go types

@@ -401,6 +401,29 @@ def test_rust_modules_and_reexports(tmp_path: Path, fake_encoder: FakeEncoder) -
 
 
 
+def test_a_rust_name_a_module_defines_and_passes_on_from_a_glob_gives_both(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # regex's `literal`: the feature's searcher through a glob, a stub without the feature.
+    collection = indexed(tmp_path, {
+        "src/lib.rs": "mod exec;\nmod literal;\n",
+        "src/literal/mod.rs": (
+            '#[cfg(feature = "perf")]\npub use self::imp::*;\n\n'
+            '#[cfg(feature = "perf")]\nmod imp;\n\n'
+            '#[cfg(not(feature = "perf"))]\nmod imp {\n    pub struct Searcher(());\n'
+            "    impl Searcher {\n        pub fn empty() -> Self {\n"
+            "            Searcher(())\n        }\n    }\n}\n"),
+        "src/literal/imp.rs": (
+            "pub struct Searcher {\n    lits: Vec<u8>,\n}\n\nimpl Searcher {\n"
+            "    pub fn prefixes(lits: Vec<u8>) -> Self {\n        Searcher { lits }\n"
+            "    }\n}\n"),
+    })
+    code = "use crate::literal::Searcher;\n\nfn build(lits: Vec<u8>) -> Searcher {\n    "
+    text = context(collection, code, "src/exec.rs")
+    assert "pub fn prefixes(lits: Vec<u8>) -> Self {" in text  # the feature's
+    assert "pub fn empty() -> Self {" in text  # and the stub's
+
+
 def test_rust_tests_use_their_crate_by_its_cargo_name(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
