@@ -28,7 +28,7 @@ demo: install
 
 test: install typecheck browser
 	$(PY) -m ruff check .
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadgroup --durations=15
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile --durations=15
 
 # The search page's test drives Debian's chromium (Playwright never downloads a browser
 # here); installed when missing and we are root, else that one test is skipped.

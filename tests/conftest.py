@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,13 +32,20 @@ def fake_encoder() -> Iterator[FakeEncoder]:
 __all__ = ["FAKE_SPEC"]
 
 
-# First: xdist's own hook reads the group markers to schedule (with `--dist loadgroup`).
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """One xdist group per test file, so that a module's fixtures (a server, an indexed
-    store) are built once, on one worker; Ray's tests share one group, as two local Ray
-    clusters on one machine would fight over its CPUs."""
-    for item in items:
-        path = item.path.as_posix()
-        group = "ray" if "/tests/ingest/ray/" in path else path
-        item.add_marker(pytest.mark.xdist_group(group))
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """One work unit per test file, so that a module's fixtures (a server, an indexed
+    store) are built once, on one worker; Ray's tests are one unit, as two local Ray
+    clusters on one machine would fight over its CPUs.
+
+    xdist's `--dist loadgroup` markers cannot say this under pytest 9: xdist 3.8 writes the
+    group into `item._nodeid`, which pytest 9 no longer reads, so each module's tests were
+    spread over both workers and its fixtures built twice (some 25 s a browser module).
+    """
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "ray" if path.startswith("tests/ingest/ray/") else path
+
+    return ByFile(config, log)
