@@ -32,6 +32,7 @@ def fake_encoder() -> Iterator[FakeEncoder]:
 __all__ = ["FAKE_SPEC"]
 
 
+@pytest.hookimpl(optionalhook=True)  # a run without xdist (`-p no:xdist`) has no such hook
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """One work unit per test file, so that a module's fixtures (a server, an indexed
     store) are built once, on one worker; Ray's tests are one unit, as two local Ray
