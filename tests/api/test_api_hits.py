@@ -64,8 +64,10 @@ def test_context_blocks_say_which_lines_they_hold(client: TestClient) -> None:
                        json={"query": QUERY, "max_tokens": 150}).json()
     first = body["blocks"][0]
     assert first["ranges"][0] == [1, 1] and len(first["ranges"]) == 2  # signature, piece
-    where = ",".join(f"{a}-{b}" for a, b in first["ranges"])
-    assert body["text"].startswith(f"m.py:{where}\n") and body["tokens"] <= 150
+    # The text's header spans them; the `…` line marks the gap between the two runs.
+    (start, _), (_, end) = first["ranges"]
+    assert body["text"].startswith(f"m.py:{start}-{end}\n") and body["tokens"] <= 150
+    assert body["text"].split("```")[1].count("\n…\n") == 1
 
 
 def test_every_score_is_rounded_to_six_places_as_the_cli_prints_them(client: TestClient) -> None:
