@@ -405,7 +405,7 @@ def _bindings(
         if ref.name != "*" or not glob_binds_imports(language):
             continue
         for module in modules:
-            passed = [ImportRef(*row) for row in symbol_table.imports_of(collection.conn, module)
+            passed = [ImportRef(*row) for row in _imports(collection, module)
                       if row.name != "*"]  # its globs: _modules_passed_on follows them
             found.extend((onward, _resolve(collection, onward, module, language, paths), "glob")
                          for onward in passed)
@@ -422,7 +422,7 @@ def _modules_passed_on(
     found = list(modules)
     todo = list(modules)
     for _ in range(REEXPORT_DEPTH):
-        onward = [t for module in todo for row in symbol_table.imports_of(collection.conn, module)
+        onward = [t for module in todo for row in _imports(collection, module)
                   if row.name == "*"
                   for t in _resolve(collection, ImportRef(*row), module, language, paths)]
         todo = [t for t in dict.fromkeys(onward) if t not in found]
@@ -436,7 +436,6 @@ def _follow(
     """What ``name`` imported from ``targets`` is: its top-level definitions, or else the
     files of the module it names, following re-exports (``from . import reduction`` in a
     file the code imports ``reduction`` from)."""
-    conn = collection.conn
     for _ in range(REEXPORT_DEPTH):
         # As Python has it: `from pkg import x` is what pkg/__init__ defines as x, else the
         # submodule x (whose own definitions may include an x, as ElementTree's does).
@@ -452,7 +451,7 @@ def _follow(
         onward: list[str] = []
         # A barrel's `export * from "./x"` passes on x's names under their own.
         for target in targets:
-            for row in symbol_table.imports_of(conn, target):
+            for row in _imports(collection, target):
                 if (row.alias == name and row.name not in (None, "*")) or row.name == "*":
                     ref = ImportRef(*row)
                     onward.extend(_resolve(collection, ref, target, language, paths))
@@ -472,7 +471,7 @@ def _passed_on_by_glob(
     with a stub `LiteralSearcher`), so either may be the one the code calls."""
     found: list[DefinitionRow] = []
     for file in files:
-        for row in symbol_table.imports_of(collection.conn, file):
+        for row in _imports(collection, file):
             if row.name == "*":
                 targets = _resolve(collection, ImportRef(*row), file, language, paths)
                 found += [r for r in _definitions_in(collection, targets)
@@ -923,6 +922,13 @@ def _folders(collection: Collection) -> dict[str, list[str]]:
 def _lines(collection: Collection, path: str) -> dict[int, str]:
     got = _of_file(collection, "lines", path, symbol_table.file_lines)
     assert isinstance(got, dict)
+    return got
+
+
+def _imports(collection: Collection, path: str) -> list[symbol_table.ImportRow]:
+    """The file's imports, in line order (read once per file while it stays cached)."""
+    got = _of_file(collection, "imports", path, symbol_table.imports_of)
+    assert isinstance(got, list)
     return got
 
 
