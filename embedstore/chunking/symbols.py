@@ -1102,6 +1102,19 @@ def glob_binds_imports(language: str) -> bool:
     return language in _GLOB_BINDS_IMPORTS
 
 
+# Languages whose named import may bind a module of that name as well as a definition:
+# Python's `from xml.etree import ElementTree`, Rust's `use crate::parse`. Elsewhere the
+# file an import resolves to is where the name is defined, even when the file is named
+# for it: Java's `import a.b.Widget` (Widget.java), TypeScript's `import { parse } from
+# "./parse"`.
+_IMPORTS_BIND_MODULES = frozenset({"python", "rust"})
+
+
+def import_may_bind_module(language: str) -> bool:
+    """Whether a named import in ``language`` may bind the module its name names."""
+    return language in _IMPORTS_BIND_MODULES
+
+
 # Modules a file reaches by a path with no import, by language: Rust's `super::f(` (the
 # parent module) and `crate::f(` (the crate's root).
 _IMPLICIT_HEADS: dict[str, tuple[str, ...]] = {"rust": ("super", "crate")}

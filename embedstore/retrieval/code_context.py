@@ -42,6 +42,7 @@ from embedstore.chunking.symbols import (
     glob_binds_imports,
     identifiers,
     implicit_imports,
+    import_may_bind_module,
     package_clause,
     package_siblings,
     resolve_import,
@@ -439,7 +440,8 @@ def _follow(
     for _ in range(REEXPORT_DEPTH):
         # As Python has it: `from pkg import x` is what pkg/__init__ defines as x, else the
         # submodule x (whose own definitions may include an x, as ElementTree's does).
-        modules = [t for t in targets if _stem(t) == name]
+        modules = ([t for t in targets if _stem(t) == name]
+                   if import_may_bind_module(language) else [])
         owners = [t for t in targets if t not in modules]
         rows = [r for r in _definitions_in(collection, owners)
                 if r.name == name and r.qualname == name]

@@ -561,3 +561,48 @@ def test_a_java_file_sees_its_packages_classes_without_an_import(
     test = "app/src/test/java/com/example/web/BridgeTest.java"
     code = "package com.example.web;\n\nclass BridgeTest {\n    void starts() {\n        "
     assert "public class Bridge {" in context(collection, code, test, max_tokens=60)
+
+
+# --- A named import binds a definition, even in a file named for it --------------------------
+
+
+def test_a_typescript_named_import_from_a_file_of_that_name_is_its_definition(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # rxjs's shape: `import { Observable } from './Observable'`. The import names the
+    # definition, not a module whose every export is as likely.
+    others = "".join(f"export function step{i}(text: string): string {{\n  return text;\n}}\n\n"
+                     for i in range(10))
+    collection = indexed(tmp_path, {
+        "src/parse.ts": others + "export function parse(text: string): Tree {\n"
+                                 "  return new Tree(text);\n}\n",
+    })
+    code = "import { parse } from './parse';\n\nexport function load(text: string) {\n  return "
+    text = context(collection, code, "src/load.ts", max_tokens=40)
+    assert "export function parse(text: string): Tree {" in text
+    assert "step0" not in text
+
+
+def test_a_java_import_is_its_class_before_the_packages_classes(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # capacitor's Bridge.java: `import com.getcapacitor.cordova.MockCordovaInterfaceImpl;`
+    # names the class of MockCordovaInterfaceImpl.java, not a module whose definitions are
+    # each half as likely: it comes before the package's classes, which its files use often.
+    main = "app/src/main/java/com/example/web"
+    helpers = {f"{main}/Helper{i}.java": f"package com.example.web;\n\npublic class Helper{i} {{\n"
+               f"    public static int run{i}() {{\n        return {i};\n    }}\n}}\n"
+               for i in range(12)}
+    uses = "".join(f"        Helper{i}.run{i}();\n" for i in range(12) for _ in range(6))
+    collection = indexed(tmp_path, {
+        **helpers,
+        f"{main}/Router.java": "package com.example.web;\n\npublic class Router {\n"
+                               f"    void route() {{\n{uses}    }}\n}}\n",
+        "app/src/main/java/com/example/mock/MockInterface.java":
+            "package com.example.mock;\n\npublic class MockInterface {\n"
+            "    public MockInterface(String activity) {\n    }\n}\n",
+    })
+    code = ("package com.example.web;\n\nimport com.example.mock.MockInterface;\n\n"
+            "public class Server {\n    void create(String activity) {\n        ")
+    text = context(collection, code, f"{main}/Server.java", max_tokens=30)
+    assert "public class MockInterface {" in text
