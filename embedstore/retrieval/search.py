@@ -20,6 +20,7 @@ from embedstore.errors import UserInputError
 from embedstore.lexical import fts_query, index_terms, query_terms
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.fusion import fuse
+from embedstore.retrieval.fusion_rule import weight_for
 from embedstore.retrieval.members_first import class_header, members_first
 from embedstore.retrieval.tests_last import demote_tests, is_descriptive
 from embedstore.store import db
@@ -133,7 +134,7 @@ def search(
     elif mode == "lexical":
         ranked = lexical
     else:
-        ranked = fuse(dense, lexical, fetch)
+        ranked = fuse(dense, lexical, fetch, weight_for(dense, lexical, query))
     rows = db.unit_rows(collection.conn, [i for i, _ in ranked])
     if is_descriptive(query):
         ranked = demote_tests(ranked, rows)

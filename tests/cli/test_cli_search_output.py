@@ -149,6 +149,6 @@ def test_help_shows_defaults_and_readable_metavars(command: str) -> None:
     if command == "search":
         assert "[default: 10; 1<=x<=1000]" in result.stdout
         assert "<text|json|jsonl|vimgrep>" in result.stdout
-        assert "0.8 x cosine + 0.2 x BM25 / the query's best BM25" in " ".join(
+        assert "w x cosine + (1 - w) x BM25 / the query's best BM25" in " ".join(
             result.stdout.split()
         )

@@ -5,7 +5,8 @@ import math
 import pytest
 
 from embedstore.retrieval import fusion_rule
-from embedstore.retrieval.fusion_rule import dense_weight, signals
+from embedstore.retrieval.fusion import DENSE_WEIGHT
+from embedstore.retrieval.fusion_rule import dense_weight, query_weight, signals
 
 
 def test_signals_read_gaps_overlap_and_bm25_per_term_off_the_two_lists() -> None:
@@ -47,3 +48,12 @@ def test_a_peaked_dense_list_is_trusted_more_and_a_peaked_bm25_list_less() -> No
     assert _weight(peaked_dense, flat_bm25) > _weight(flat_dense, flat_bm25)
     peaked_bm25 = [20.0] + [8.0 - 0.1 * i for i in range(11)]
     assert _weight(flat_dense, peaked_bm25) < _weight(flat_dense, flat_bm25)
+
+
+def test_a_name_query_keeps_the_fixed_weight_and_a_sentence_gets_the_rules() -> None:
+    dense = [(i, 0.9 - 0.05 * i) for i in range(12)]
+    lexical = [(i, 20.0 - i) for i in range(12)]
+    values = signals(dense, lexical, terms=4)
+    assert dense_weight(values) != pytest.approx(DENSE_WEIGHT)
+    assert query_weight(values, "py_encode_basestring_ascii") == DENSE_WEIGHT
+    assert query_weight(values, "encode a string as ascii") == dense_weight(values)

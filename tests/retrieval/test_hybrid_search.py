@@ -9,7 +9,9 @@ import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.filters import SearchFilters
-from embedstore.retrieval.search import best_piece, search
+from embedstore.retrieval.fusion import DENSE_WEIGHT, fuse
+from embedstore.retrieval.fusion_rule import weight_for
+from embedstore.retrieval.search import CANDIDATES, best_piece, dense_hits, lexical_hits, search
 from embedstore.store import db
 from embedstore.store.store import Store
 from tests.fakes import FAKE_SPEC, FakeEncoder
@@ -59,6 +61,19 @@ def test_hybrid_marks_which_side_found_each_hit(store: Store) -> None:
     assert hits[0].found_by == "dense+lexical"
     assert all(h.found_by for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_hybrid_weighs_each_query_as_its_two_lists_say(store: Store) -> None:
+    collection = store.open("repo")
+    query = "data file path"
+    vector = collection.query_encoder.encode([query], kind="query")
+    dense = dense_hits(collection, vector, CANDIDATES, SearchFilters(), None, None)
+    lexical = lexical_hits(collection, query, CANDIDATES, None)
+    weight = weight_for(dense, lexical, query)
+    assert weight != pytest.approx(DENSE_WEIGHT)
+    expected = dict(fuse(dense, lexical, CANDIDATES, weight))
+    hits = search(collection, query, k=4)
+    assert [h.score for h in hits] == pytest.approx([expected[h.id] for h in hits])
 
 
 def test_fts_follows_update_and_delete(store: Store, tmp_path: Path) -> None:
