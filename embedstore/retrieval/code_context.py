@@ -434,9 +434,10 @@ def _modules_passed_on(
 def _follow(
     collection: Collection, name: str, targets: list[str], language: str, paths: frozenset[str],
 ) -> tuple[list[DefinitionRow], list[str]]:
-    """What ``name`` imported from ``targets`` is: its top-level definitions, or else the
-    files of the module it names, following re-exports (``from . import reduction`` in a
-    file the code imports ``reduction`` from)."""
+    """What ``name`` imported from ``targets`` is: its top-level definitions (or members
+    of the class a file is named for: Java's `import static a.b.Bridge.SCHEME`), or else
+    the files of the module it names, following re-exports (``from . import reduction``
+    in a file the code imports ``reduction`` from)."""
     for _ in range(REEXPORT_DEPTH):
         # As Python has it: `from pkg import x` is what pkg/__init__ defines as x, else the
         # submodule x (whose own definitions may include an x, as ElementTree's does).
@@ -444,7 +445,7 @@ def _follow(
                    if import_may_bind_module(language) else [])
         owners = [t for t in targets if t not in modules]
         rows = [r for r in _definitions_in(collection, owners)
-                if r.name == name and r.qualname == name]
+                if r.name == name and r.qualname in (name, f"{_stem(r.path)}.{name}")]
         if rows:
             return rows + _passed_on_by_glob(collection, name, owners, language, paths), []
         if modules:

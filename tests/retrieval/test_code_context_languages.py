@@ -606,3 +606,21 @@ def test_a_java_import_is_its_class_before_the_packages_classes(
             "public class Server {\n    void create(String activity) {\n        ")
     text = context(collection, code, f"{main}/Server.java", max_tokens=30)
     assert "public class MockInterface {" in text
+
+
+def test_a_java_static_import_is_the_member_it_names(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # capacitor's CapConfig.java: `import static com.getcapacitor.Bridge.CAPACITOR_HTTPS_SCHEME;`
+    # names a constant of the class Bridge.java is named for.
+    main = "app/src/main/java/com/example/web"
+    constants = "".join(f'    public static final String SCHEME_{i} = "s{i}";\n' for i in range(20))
+    collection = indexed(tmp_path, {
+        f"{main}/Bridge.java": "package com.example.web;\n\npublic class Bridge {\n"
+                               + constants
+                               + '    public static final String HTTPS_SCHEME = "https";\n}\n',
+    })
+    code = ("package com.example.web;\n\nimport static com.example.web.Bridge.HTTPS_SCHEME;\n\n"
+            "public class Config {\n    private String scheme = ")
+    text = context(collection, code, f"{main}/Config.java", max_tokens=30)
+    assert 'public static final String HTTPS_SCHEME = "https";' in text
