@@ -222,13 +222,11 @@ class _Costs:
         return (head + fence + close + elision * (len(block.ranges) - 1)
                 + sum(self.known[line] for line in block.lines.values()))
 
-    def merged(
-        self, blocks: list[ContextBlock], parts: Sequence[ContextBlock]
-    ) -> list[list[ContextBlock]]:
-        """For each of ``parts``, ``blocks`` with it merged in; the headers counted at once."""
-        merged = [with_block(blocks, part) for part in parts]
-        self.learn(after[-1].header for after in merged)
-        return merged
+    def merged(self, blocks: list[ContextBlock], part: ContextBlock) -> list[ContextBlock]:
+        """``blocks`` with ``part`` merged in, the merged block's header counted."""
+        after = with_block(blocks, part)
+        self.learn([after[-1].header])
+        return after
 
     def total(self, blocks: list[ContextBlock], used: int, after: list[ContextBlock]) -> int:
         """What ``after`` (``blocks``, costing ``used``, with one block merged in) costs:
@@ -258,18 +256,13 @@ def pack_context(
     used = 0
     taken: list[tuple[list[ContextBlock], int]] = [(blocks, used)]  # after each hit taken
     for rank, hit in enumerate(hits):
-        [whole] = costs.merged(blocks, [ContextBlock(hit.path, hit.language, unit_lines(hit),
-                                                     rank)])
+        whole = costs.merged(blocks, ContextBlock(hit.path, hit.language, unit_lines(hit), rank))
         cost = costs.total(blocks, used, whole)
         if cost > max_tokens:
-            options = costs.merged(blocks, excerpts(hit, rank))
-            # Longer excerpts cost more, so the ones that fit are a prefix of the list.
-            fitting = bisect.bisect_left(options, True, key=lambda after: costs.total(
-                blocks, used, after) > max_tokens)
-            if not fitting:
+            fitting = _longest_fitting(costs, blocks, used, excerpts(hit, rank), max_tokens)
+            if fitting is None:
                 continue
-            whole = options[fitting - 1]
-            cost = costs.total(blocks, used, whole)
+            whole, cost = fitting
         blocks, used = whole, cost
         taken.append((blocks, used))
     while True:
@@ -284,6 +277,30 @@ def pack_context(
         taken.pop()
         while len(taken) > 1 and taken[-1][1] + error > max_tokens:
             taken.pop()
+
+
+def _longest_fitting(
+    costs: _Costs, blocks: list[ContextBlock], used: int, parts: Sequence[ContextBlock],
+    max_tokens: int,
+) -> tuple[list[ContextBlock], int] | None:
+    """``blocks`` (costing ``used``) with the longest of ``parts`` that keeps the whole
+    within ``max_tokens``, and its cost; None when even the first does not fit.
+
+    Longer parts cost more, so those that fit are a prefix of the list: a binary search
+    merges only the few it tries (merging every one cost a third of an answer's time)."""
+    tried: dict[int, tuple[list[ContextBlock], int]] = {}
+
+    def over(i: int) -> bool:
+        after = costs.merged(blocks, parts[i])
+        tried[i] = after, costs.total(blocks, used, after)
+        return tried[i][1] > max_tokens
+
+    fitting = bisect.bisect_left(range(len(parts)), True, key=over)
+    if not fitting:
+        return None
+    if fitting - 1 not in tried:
+        over(fitting - 1)
+    return tried[fitting - 1]
 
 
 def context(
