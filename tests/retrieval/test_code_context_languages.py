@@ -532,17 +532,22 @@ def test_a_rust_path_through_modules_is_a_use_of_what_it_names(
 # --- Java -------------------------------------------------------------------------------------
 
 
+def java_helpers(folder: str, modifiers: str = "") -> dict[str, str]:
+    """Twelve small classes of the package com.example.web in ``folder``: capacitor's shape,
+    one package of many classes."""
+    return {f"{folder}/Helper{i}.java": "package com.example.web;\n\n"
+            f"public class Helper{i} {{\n    public {modifiers}int run{i}() {{\n"
+            f"        return {i};\n    }}\n}}\n" for i in range(12)}
+
+
 def test_a_java_file_sees_its_packages_classes_without_an_import(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
     # capacitor's shape: one package of forty classes, which use each other with no import;
     # the test tree's package is the main tree's.
     main = "app/src/main/java/com/example/web"
-    fillers = {f"{main}/Helper{i}.java": f"package com.example.web;\n\n"
-               f"public class Helper{i} {{\n    public int run{i}() {{\n        return {i};\n"
-               "    }\n}\n" for i in range(12)}
     collection = indexed(tmp_path, {
-        **fillers,
+        **java_helpers(main),
         f"{main}/Bridge.java": "package com.example.web;\n\n/** The page's bridge. */\n"
                                "public class Bridge {\n"
                                '    public static final String FILE_START = "/_file_";\n'
@@ -590,12 +595,9 @@ def test_a_java_import_is_its_class_before_the_packages_classes(
     # names the class of MockCordovaInterfaceImpl.java, not a module whose definitions are
     # each half as likely: it comes before the package's classes, which its files use often.
     main = "app/src/main/java/com/example/web"
-    helpers = {f"{main}/Helper{i}.java": f"package com.example.web;\n\npublic class Helper{i} {{\n"
-               f"    public static int run{i}() {{\n        return {i};\n    }}\n}}\n"
-               for i in range(12)}
     uses = "".join(f"        Helper{i}.run{i}();\n" for i in range(12) for _ in range(6))
     collection = indexed(tmp_path, {
-        **helpers,
+        **java_helpers(main, "static "),
         f"{main}/Router.java": "package com.example.web;\n\npublic class Router {\n"
                                f"    void route() {{\n{uses}    }}\n}}\n",
         "app/src/main/java/com/example/mock/MockInterface.java":
