@@ -2,6 +2,7 @@
 
     python bench/eval_default.py score LABEL [--model SPEC] [--groups python typescript go rust]
     python bench/eval_default.py report BEFORE AFTER [--speed]
+    python bench/eval_default.py compare BEFORE AFTER --out NAME
 
 `score`: `embedstore eval --strict` (flat index, doc-comment queries, hybrid and dense) with
 the model SPEC (default: the shipped default) of the 12 Python validation packages
@@ -14,6 +15,9 @@ plus the adapter, as embedstore loads the default).
 95% CI over the queries both runs asked, the held-out stdlib figures of
 bench/results/train_default.json, and with --speed the encoding speed of both models;
 writes bench/results/default_encoder.md and .json.
+`compare`: the same for two runs of one encoder on different code (a search change), with
+how the second run's hybrid stands against its dense per repository; writes
+bench/results/NAME.md and .json.
 """
 
 from __future__ import annotations
@@ -90,8 +94,9 @@ def encode_speed(
             **{name: rounds * len(sample) / seconds for name, seconds in spent.items()}}
 
 
-def report(before: str, after: str, speed: bool) -> None:
-    models = [(WORK / label / "model.txt").read_text().strip() for label in (before, after)]
+def _changes(before: str, after: str) -> list[dict[str, Any]]:
+    """Per group and mode: MRR@10 before and after over the queries both asked, and the
+    paired difference."""
     rows: list[dict[str, Any]] = []
     for group in GROUPS:
         old_path, new_path = WORK / before / f"{group}.jsonl", WORK / after / f"{group}.jsonl"
@@ -100,13 +105,67 @@ def report(before: str, after: str, speed: bool) -> None:
         old, new = _ranks(old_path), _ranks(new_path)
         for mode in MODES:
             shared = sorted(old[mode].keys() & new[mode].keys())
-            a = reciprocal_ranks([new[mode][k] for k in shared], CUTOFF)
-            b = reciprocal_ranks([old[mode][k] for k in shared], CUTOFF)
-            rows.append({
-                "group": group, "mode": mode, "before": 100 * sum(b) / len(b),
-                "after": 100 * sum(a) / len(a), "queries": len(shared),
-                "gain_ci": [100 * x for x in paired_bootstrap_ci(a, b)],
-            })
+            rows.append({"group": group, "mode": mode, "queries": len(shared),
+                         **_paired([old[mode][k] for k in shared],
+                                   [new[mode][k] for k in shared], ("before", "after"))})
+    return rows
+
+
+def _paired(first: list[int | None], second: list[int | None], names: tuple[str, str]
+            ) -> dict[str, Any]:
+    """MRR@10 of two rank lists of the same queries, and second - first with its CI."""
+    a, b = reciprocal_ranks(first, CUTOFF), reciprocal_ranks(second, CUTOFF)
+    return {names[0]: 100 * sum(a) / len(a), names[1]: 100 * sum(b) / len(b),
+            "gain_ci": [100 * x for x in paired_bootstrap_ci(b, a)]}
+
+
+def _line(cells: Sequence[object], gain: Sequence[float]) -> str:
+    d, lo, hi = gain
+    return "| " + " | ".join(map(str, cells)) + f" | {d:+.1f} [{lo:+.1f}, {hi:+.1f}] |"
+
+
+def compare(before: str, after: str, out: str) -> None:
+    """Two runs of the same encoder on different code: each group's change, and how
+    ``after``'s hybrid stands against its dense, pooled and per repository; writes
+    bench/results/OUT.{md,json}."""
+    rows = _changes(before, after)
+    against: list[dict[str, Any]] = []
+    for group in GROUPS:
+        path = WORK / after / f"{group}.jsonl"
+        if not path.exists():
+            continue
+        ranks = _ranks(path)
+        shared = sorted(ranks["hybrid"].keys() & ranks["dense"].keys())
+        repos = sorted({k[0] for k in shared})
+        for repo, keys in [*((r, [k for k in shared if k[0] == r]) for r in repos),
+                           (f"{group} pooled", shared)]:
+            against.append({"group": group, "repo": repo, "queries": len(keys),
+                            **_paired([ranks["dense"][k] for k in keys],
+                                      [ranks["hybrid"][k] for k in keys], ("dense", "hybrid"))})
+    lines = [f"# {before} -> {after}: search per language", "",
+             f"`python bench/eval_default.py compare {before} {after} --out {out}` after "
+             "`score` of each (same encoder, the code changed); `embedstore eval --strict`, "
+             "flat index, 2-core CPU shared with other jobs. MRR@10 in points; Δ with a paired "
+             "bootstrap 95% CI over the queries both asked.", "",
+             "| set | mode | before | after | Δ [95% CI] |", "|---|---|---|---|---|"]
+    lines += [_line([r["group"], r["mode"], f"{r['before']:.1f}", f"{r['after']:.1f}"],
+                    r["gain_ci"]) for r in rows]
+    lines += ["", "After: hybrid against dense, per repository.", "",
+              "| set | repository | queries | dense | hybrid | hybrid - dense [95% CI] |",
+              "|---|---|---|---|---|---|"]
+    lines += [_line([r["group"], r["repo"], r["queries"], f"{r['dense']:.1f}",
+                     f"{r['hybrid']:.1f}"], r["gain_ci"]) for r in against]
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{out}.json").write_text(json.dumps(
+        {"before": before, "after": after, "rows": rows, "hybrid_vs_dense": against},
+        indent=2) + "\n")
+    (RESULTS / f"{out}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def report(before: str, after: str, speed: bool) -> None:
+    models = [(WORK / label / "model.txt").read_text().strip() for label in (before, after)]
+    rows = _changes(before, after)
     trained = json.loads((RESULTS / "train_default.json").read_text())
     held = trained["held_out_stdlib_dense"]
     lines = [
@@ -161,9 +220,15 @@ def main() -> None:
     reporting.add_argument("before")
     reporting.add_argument("after")
     reporting.add_argument("--speed", action="store_true", help="time both models' encoding")
+    comparing = sub.add_parser("compare")
+    comparing.add_argument("before")
+    comparing.add_argument("after")
+    comparing.add_argument("--out", required=True, help="bench/results/OUT.{md,json}")
     args = parser.parse_args()
     if args.command == "score":
         score(args.label, args.model, args.groups, args.validation)
+    elif args.command == "compare":
+        compare(args.before, args.after, args.out)
     else:
         report(args.before, args.after, args.speed)
 
