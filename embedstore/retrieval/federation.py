@@ -6,7 +6,8 @@ scores that compare across members:
 - dense: the cosine, which compares directly when every member has the same
   encoder (members of different encoders are refused, naming the groups);
 - hybrid: each member fuses ``w * cosine + (1 - w) * bm25 / best_bm25`` with
-  its own best BM25 for this query, so both parts lie on fixed scales;
+  its own best BM25 and its own weight ``w`` for this query (fusion_rule), so both
+  parts, and their sum, lie on fixed scales;
 - lexical: BM25 has no fixed scale across corpora; each member's scores are
   divided by its best for this query.
 

@@ -76,8 +76,6 @@ def dense_weight(values: Sequence[float]) -> float:
     return LOWEST + (HIGHEST - LOWEST) / (1.0 + math.exp(-z))
 
 
-
-
 def query_weight(values: Sequence[float], query: str) -> float:
     """The dense weight for ``query``, whose lists give these :func:`signals`.
 
