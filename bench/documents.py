@@ -7,7 +7,7 @@ The corpora are those of bench/fetch_documents.py (run first when --docs is miss
 Python 3.11 docs and the PostgreSQL 15 manual as HTML, gnuplot's and GNU Octave's manuals
 as PDF. Each is sampled to --max-files documents (seeded), indexed with the default model
 into --work (reused on later runs), and asked up to --max-queries heading queries and as
-many first-sentence queries (HTML only). Writes bench/results/documents.{md,json}, and
+many first-sentence queries. Writes bench/results/documents.{md,json}, and
 every query's rank per mode to --work/per_query.jsonl.
 """
 

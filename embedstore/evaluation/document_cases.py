@@ -7,17 +7,21 @@ Two kinds of query, both self-supervised:
   or "Description" have no one answer.
 - ``sentence``: the first sentence of a section's first paragraph, removed from the copy
   that is indexed (as ``eval`` removes a function's docstring): the rest of the section
-  must find it. Needs a format whose text can be edited in place, so HTML only.
+  must find it. In HTML the paragraph's markup is rewritten; in a PDF the text objects
+  that draw the sentence are deleted from its page (with any words they share a run with).
 
 HTML headings and paragraphs come from :mod:`html.parser` here; PDF sections from the
-document's outline (bookmarks) through ``pypdfium2``: neither goes through
-``embedstore.chunking.readers``. The readers only say, afterwards, which lines of the
-indexed text a case's section became (:func:`locate`), since hits are lines of that text.
+document's outline (bookmarks) and the text of its page after the heading's line, through
+``pypdfium2``: neither goes through ``embedstore.chunking.readers``. The readers only say,
+afterwards, which lines of the indexed text a case's section became (:func:`locate`),
+since hits are lines of that text.
 """
 
 from __future__ import annotations
 
+import ctypes
 import html
+import io
 import random
 import re
 import shutil
@@ -28,11 +32,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 
 from embedstore.chunking.readers import DocumentReadError, Rendered, read_document
 from embedstore.evaluation.dataset import MIN_WORDS, first_sentence
 
 QUERY_KINDS = ("heading", "sentence")
+# A PDF marks no paragraphs: a section's text runs on into syntax blocks and examples until
+# some full stop. A "first sentence" longer than this is such a run, not a sentence.
+MAX_SENTENCE_WORDS = 40
 # "9.8. ", "A.1. ", "Chapter 9. ", "Appendix B. ", "IV. ": numbering, not words a reader asks.
 _NUMBERING = re.compile(
     r"^(?:(?:chapter|appendix|part)\s+)?(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.\s+", re.IGNORECASE
@@ -59,11 +67,14 @@ class DocumentCase:
 
 @dataclass(frozen=True)
 class _Paragraph:
-    """A section's first paragraph: its inner HTML's character range, and its text."""
+    """A section's first paragraph: its text, and where it is. In HTML, ``start``/``end``
+    are its inner markup's character range in the page's source; in a PDF, its text's
+    range in the text of page ``page`` (0-based)."""
 
     start: int
     end: int
     text: str
+    page: int | None = None
 
 
 @dataclass(frozen=True)
@@ -114,28 +125,56 @@ def mine_html(data: bytes) -> list[_Found]:
 
 
 def mine_pdf(data: bytes) -> list[_Found]:
-    """Each outline entry that points at a page: its title, and that page."""
+    """Each outline entry that points at a page: its title, that page, and the text that
+    follows the title's line on it, up to the next entry's title there."""
     pdf = pdfium.PdfDocument(data)
     try:
-        found = []
+        entries = []
         for item in pdf.get_toc(max_depth=16):
             dest = item.get_dest()
             index = dest.get_index() if dest is not None else None
             title = " ".join((item.get_title() or "").split())
             if title and index is not None:
-                found.append(_Found(title, f"page={index + 1}"))
-        return found
+                entries.append((title, index))
+        texts = {index: _page_text(pdf, index) for index in {i for _, i in entries}}
+        return [
+            _Found(title, f"page={index + 1}", _pdf_paragraph(
+                texts[index], index, title, [t for t, i in entries if i == index and t != title]
+            ))
+            for title, index in entries
+        ]
     finally:
         pdf.close()
 
 
-# By file extension: the formats cases are mined from. Other documents are copied as they
-# are, as distractors.
-MINERS: dict[str, Callable[[bytes], list[_Found]]] = {
-    ".html": mine_html,
-    ".htm": mine_html,
-    ".pdf": mine_pdf,
-}
+def _page_text(pdf: pdfium.PdfDocument, index: int) -> str:
+    page = pdf[index]
+    textpage = page.get_textpage()
+    try:
+        return str(textpage.get_text_range())
+    finally:
+        textpage.close()
+        page.close()
+
+
+def _pdf_paragraph(text: str, page: int, title: str, others: Sequence[str]) -> _Paragraph | None:
+    """The text after ``title``'s own line on the page, up to another title's line."""
+    heading = _line_of(title).search(text)
+    if heading is None:
+        return None  # the title is set otherwise than the outline writes it
+    after = [m.start() for t in others if (m := _line_of(t).search(text, heading.end()))]
+    end = min(after, default=len(text))
+    return _Paragraph(heading.end(), end, text[heading.end():end], page)
+
+
+def _line_of(title: str) -> re.Pattern[str]:
+    """A line of a page's text that is ``title`` alone (pdfium ends lines with CR LF)."""
+    return re.compile(r"(?m)^[ \t]*" + _words_pattern(title) + r"[ \t]*\r?$")
+
+
+def _words_pattern(text: str) -> str:
+    """``text``'s words, each literal, with any run of whitespace (line ends too) between."""
+    return r"\s+".join(re.escape(word) for word in text.split())
 
 
 def build_cases(
@@ -147,7 +186,7 @@ def build_cases(
     ``max_queries`` caps each query kind; ``max_files`` samples the documents (seeded)
     when the corpus is too big to index in the time at hand.
     """
-    files = sorted(p for p in root.rglob("*") if p.suffix.lower() in MINERS and p.is_file())
+    files = sorted(p for p in root.rglob("*") if p.suffix.lower() in FORMATS and p.is_file())
     if max_files is not None and len(files) > max_files:
         files = sorted(random.Random(seed).sample(files, max_files))
     found = {p.relative_to(root).as_posix(): _mine(p) for p in files}
@@ -162,7 +201,7 @@ def build_cases(
 
 def _mine(path: Path) -> list[_Found]:
     try:
-        return MINERS[path.suffix.lower()](path.read_bytes())
+        return FORMATS[path.suffix.lower()].mine(path.read_bytes())
     except (pdfium.PdfiumError, OSError):
         return []  # a file the miner cannot read gives no case; the index decides the rest
 
@@ -187,7 +226,7 @@ def _sentence_cases(found: dict[str, list[_Found]]) -> list[_Pair]:
             if f.paragraph is None or titles[normalize(f.title)] > 1:
                 continue  # the section could not be told from another of its file
             sentence = first_sentence(f.paragraph.text)
-            if len(sentence.split()) >= MIN_WORDS:
+            if MIN_WORDS <= len(sentence.split()) <= MAX_SENTENCE_WORDS:
                 cases.append((DocumentCase(sentence, "sentence", path, f.title, f.location),
                               f.paragraph))
     return cases
@@ -213,10 +252,51 @@ def _write(source: Path, target: Path, strip: Sequence[_Paragraph | None]) -> No
     if not paragraphs:
         shutil.copyfile(source, target)
         return
-    text = source.read_bytes().decode("utf-8", errors="replace")
+    target.write_bytes(FORMATS[source.suffix.lower()].strip(source.read_bytes(), paragraphs))
+
+
+def strip_html(data: bytes, paragraphs: Sequence[_Paragraph]) -> bytes:
+    """The page with each paragraph's markup replaced by its text after the first sentence."""
+    text = data.decode("utf-8", errors="replace")
     for p in sorted(paragraphs, key=lambda p: p.start, reverse=True):
         text = text[: p.start] + html.escape(_after_first_sentence(p.text)) + text[p.end:]
-    target.write_text(text, encoding="utf-8")
+    return text.encode("utf-8")
+
+
+def strip_pdf(data: bytes, paragraphs: Sequence[_Paragraph]) -> bytes:
+    """The PDF without the text objects that draw each paragraph's first sentence.
+
+    A sentence not found as its page's text (it goes on to the next page) stays, and
+    :func:`locate` drops its case. The objects are taken from the same loaded page they
+    are removed from: pdfium's handles belong to one load of a page.
+    """
+    pdf = pdfium.PdfDocument(data)
+    pages: dict[int, pdfium.PdfPage] = {}
+    try:
+        doomed: dict[int, dict[int, object]] = {}  # page -> object address -> handle
+        for p in paragraphs:
+            assert p.page is not None, "a PDF paragraph has its page"
+            page = pages.setdefault(p.page, pdf[p.page])
+            textpage = page.get_textpage()
+            found = re.search(_words_pattern(first_sentence(p.text)),
+                              textpage.get_text_range()[p.start:p.end])
+            for i in range(p.start + found.start(), p.start + found.end()) if found else ():
+                handle = pdfium_c.FPDFText_GetTextObject(textpage.raw, i)
+                if address := ctypes.cast(handle, ctypes.c_void_p).value:
+                    doomed.setdefault(p.page, {})[address] = handle
+            textpage.close()
+        for index, handles in doomed.items():
+            for handle in handles.values():
+                if pdfium_c.FPDFPage_RemoveObject(pages[index].raw, handle):
+                    pdfium_c.FPDFPageObj_Destroy(handle)  # removed, it is ours to free
+            pages[index].gen_content()
+        out = io.BytesIO()
+        pdf.save(out)
+        return out.getvalue()
+    finally:
+        for page in pages.values():
+            page.close()
+        pdf.close()
 
 
 def _after_first_sentence(text: str) -> str:
@@ -328,3 +408,15 @@ class _SectionParser(HTMLParser):
             self._heading.append(data)
         elif self._paragraph is not None:
             self._paragraph[1].append(data)
+
+
+@dataclass(frozen=True)
+class _Format:
+    mine: Callable[[bytes], list[_Found]]
+    strip: Callable[[bytes, Sequence[_Paragraph]], bytes]
+
+
+# By file extension: the formats cases are mined from. Other documents are copied as they
+# are, as distractors.
+_HTML = _Format(mine_html, strip_html)
+FORMATS: dict[str, _Format] = {".html": _HTML, ".htm": _HTML, ".pdf": _Format(mine_pdf, strip_pdf)}

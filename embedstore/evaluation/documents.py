@@ -3,9 +3,9 @@
 Each corpus (a folder of documents: HTML pages, PDFs...) is copied with the sampled
 sections' first sentences removed (:mod:`embedstore.evaluation.document_cases`), indexed
 once, and every query is asked in each mode. A hit is a result of the section's file whose
-lines overlap the section's (for a PDF: the section on the outline's page). MRR@10 and
-Recall@10 per corpus, query kind and mode; hybrid is compared with each baseline (BM25
-alone, dense alone) by a paired bootstrap over the same queries.
+lines overlap the section's (for a PDF: the section on the outline's page and the pages
+it goes on to). MRR@10 and Recall@10 per corpus, query kind and mode; hybrid is compared
+with each baseline (BM25 alone, dense alone) by a paired bootstrap over the same queries.
 """
 
 from __future__ import annotations

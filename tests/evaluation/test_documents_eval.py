@@ -123,7 +123,7 @@ def test_a_pdf_sections_lines_are_those_of_its_page_and_of_the_pages_it_goes_on_
     (tmp_path / "pdf").mkdir()
     (tmp_path / "pdf" / "manual.pdf").write_bytes(make_pdf(
         [["Introduction", "This manual explains the tool."],
-         ["Classes", "Private variables are mangled by name."],
+         ["Classes", "Private variables are mangled by name.", "Names get the prefix."],
          ["The classes chapter goes on here."],
          ["Options", "Flags come last."]],
         outline=[(0, "Introduction", 0), (0, "Classes", 1), (0, "Options", 3)],
@@ -133,6 +133,31 @@ def test_a_pdf_sections_lines_are_those_of_its_page_and_of_the_pages_it_goes_on_
     rendered = read_document("manual.pdf", (tmp_path / "copy" / "manual.pdf").read_bytes())
     lines = rendered.text.split("\n")
     covered = [lines[n - 1] for first, last in case.spans for n in range(first, last + 1)]
-    assert "Private variables are mangled by name." in covered
+    # (The first sentence is a sentence case's, so it left the copy.)
+    assert "Names get the prefix." in covered
     assert "The classes chapter goes on here." in covered  # page 3, the same section
     assert not {"This manual explains the tool.", "Flags come last."} & set(covered)
+
+
+def test_a_pdf_sections_first_sentence_is_asked_and_leaves_the_copy(tmp_path: Path) -> None:
+    (tmp_path / "pdf").mkdir()
+    (tmp_path / "pdf" / "manual.pdf").write_bytes(make_pdf(
+        [["Introduction", "This manual explains the tool to its users.", "Read it first."],
+         ["Classes", "Private variables are mangled by their name.",
+          "Two underscores start such a name.", "Options", "Flags come last on the line."]],
+        outline=[(0, "Introduction", 0), (0, "Classes", 1), (0, "Options", 1)],
+    ))
+    mined = build_cases(tmp_path / "pdf", tmp_path / "copy")
+    sentences = {c.query: c for c in mined.cases if c.kind == "sentence"}
+    assert sentences.keys() == {
+        "This manual explains the tool to its users",
+        "Private variables are mangled by their name",
+        "Flags come last on the line",
+    }
+    assert sentences["Private variables are mangled by their name"].location == "page=2"
+    copied = _words(tmp_path / "copy" / "manual.pdf")
+    assert not any(query in copied for query in sentences)
+    # The rest of each section, its heading and the outline stay.
+    assert "Classes Two underscores start such a name." in copied
+    assert "Read it first." in copied and mined.unlocated == 0
+    assert all(c.spans for c in mined.cases)
