@@ -317,3 +317,28 @@ def test_code_at_cursor_row_fits_the_budget(repo: Path, fake_encoder: FakeEncode
     for case in build_cases(repo, 0, None):
         answer = ROWS["code-at-cursor"](collection, case, 300, words)
         assert answer.tokens <= 300
+
+
+def test_an_overloaded_method_is_its_implementation_not_its_stubs(tmp_path: Path) -> None:
+    root = tmp_path / "hdrs"
+    root.mkdir()
+    (root / "headers.py").write_text(
+        "import typing as t\n"
+        "from typing import overload\n"
+        "\n"
+        "class Headers:\n"
+        "    @t.overload\n"
+        "    def get(self, key: str) -> str | None: ...\n"
+        "    @overload\n"
+        "    def get(self, key: str, default: str) -> str: ...\n"
+        "    def get(self, key, default=None):\n"
+        "        return default\n"
+    )
+    (root / "use.py").write_text(
+        "from headers import Headers\n"
+        "\n"
+        "def read(headers: Headers) -> str:\n"
+        "    return headers.get('a', '')\n"
+    )
+    (case,) = build_cases(root, seed=0, max_cases=None)
+    assert (case.kind, case.target_name, case.target_line) == ("method", "Headers.get", 9)

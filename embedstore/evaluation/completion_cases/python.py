@@ -136,6 +136,8 @@ def _defined(path: str, stmt: ast.stmt, owner: str | None) -> list[tuple[str, De
     """The names ``stmt`` defines in its module (``owner`` None) or in class ``owner``."""
     prefix = f"{owner}." if owner else ""
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        if any(_named(d, "overload") for d in stmt.decorator_list):
+            return []  # a declaration for type checkers: the implementation below is the def
         kind = "method" if owner else "function"
         return [(stmt.name, Definition(path, stmt.lineno, prefix + stmt.name, kind))]
     if isinstance(stmt, ast.ClassDef):
@@ -154,6 +156,12 @@ def _defined(path: str, stmt: ast.stmt, owner: str | None) -> list[tuple[str, De
     else:
         return []
     return [(t.id, Definition(path, stmt.lineno, prefix + t.id, "constant")) for t in targets]
+
+
+def _named(node: ast.expr, name: str) -> bool:
+    """``node`` is ``name`` or an attribute of that name (``typing.overload``, ``t.overload``)."""
+    return (isinstance(node, ast.Name) and node.id == name) or (
+        isinstance(node, ast.Attribute) and node.attr == name)
 
 
 def _absolute(module: _Module, node: ast.ImportFrom) -> str | None:
