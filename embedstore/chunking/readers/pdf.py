@@ -5,7 +5,8 @@ a section is one heading's text on one page and its location is that page (``pag
 what a browser's PDF viewer opens). Without an outline, headings are the lines set in a
 larger type than the body text, a larger size a higher level; a document with neither is a
 section per page under its title. Pages without text (scanned images, blank pages) are
-counted, never indexed as empty units.
+counted, never indexed as empty units. Running heads and feet (a page's number, "Chapter 4:
+Matrix and Vector Operations 19") are dropped: they are the printer's, not the text's.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ HEADING_SIZE = 1.15
 # ...unless it and the lines of its size right below it are this long: a heading is a
 # title, not a paragraph in a larger type.
 MAX_HEADING_CHARS = 120
+_NUMBER = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,8 @@ def _read(pdf: pdfium.PdfDocument) -> Document:
     empty = 0
     path = top
     cursor = 0
-    for index in range(len(pdf)):
-        text = _page_text(pdf, index)
+    texts = _without_running_heads([_page_text(pdf, index) for index in range(len(pdf))])
+    for index, text in enumerate(texts):
         if not text.strip():
             empty += 1
         location = f"page={index + 1}"
@@ -94,6 +96,30 @@ def _read(pdf: pdfium.PdfDocument) -> Document:
             path, start = heading.path, at
         sections.append(Section(path, _paragraphs(text[start:]), location))
     return Document(tuple(s for s in sections if s.text.strip()), pages_without_text=empty)
+
+
+def _without_running_heads(texts: list[str]) -> list[str]:
+    """Each page's text without its first and last lines where they are a running head or
+    foot: a line with a number (the page's) that, numbers aside, is nothing else ("18") or
+    stands at the edge of another page too ("gnuplot 5.4 21", "22 gnuplot 5.4")."""
+    def edges(lines: list[str]) -> list[int]:
+        filled = [n for n, line in enumerate(lines) if line.strip()]
+        return sorted({*filled[:1], *filled[-1:]})
+
+    pages = [text.split("\n") for text in texts]
+    shapes = Counter(_shape(lines[n]) for lines in pages for n in edges(lines))
+
+    def running(line: str) -> bool:
+        shape = _shape(line)
+        return shape is not None and (not shape.strip("# ") or shapes[shape] > 1)
+
+    return ["\n".join(line for n, line in enumerate(lines)
+                      if n not in edges(lines) or not running(line)) for lines in pages]
+
+
+def _shape(line: str) -> str | None:
+    """A line with its numbers as ``#`` (None without a number): what running heads share."""
+    return " ".join(_NUMBER.sub("#", line).split()) if _NUMBER.search(line) else None
 
 
 def _outline(pdf: pdfium.PdfDocument) -> list[_Heading]:

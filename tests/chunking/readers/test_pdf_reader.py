@@ -1,8 +1,10 @@
-"""The PDF reader over real PDFs (written by tests/chunking/readers/make_pdf.py, read by pdfium)."""
+"""The PDF reader over real PDFs: written by tests/chunking/readers/make_pdf.py, and a cut of
+Debian's liboctave manual as pdfTeX made it (files/README.md), all read by pdfium."""
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pypdf
 import pytest
@@ -10,6 +12,8 @@ import pytest
 from embedstore.chunking.readers import DocumentReadError, read_document
 from embedstore.chunking.readers.pdf import read_pdf
 from tests.chunking.readers.make_pdf import make_pdf
+
+LIBOCTAVE = Path(__file__).parent / "files" / "liboctave-optimization.pdf"
 
 MANUAL = make_pdf(
     [
@@ -113,3 +117,16 @@ def test_without_an_outline_larger_type_without_letters_or_at_length_is_no_headi
              ("runs on over several lines, and is no title of anything at all.", 14)]
     pdf = make_pdf([["Body text of the page.", ("12 345", 16), *blurb, "More body text."]])
     assert [s.path for s in read_pdf(pdf).sections] == [()]
+
+
+def test_a_real_manual_is_cut_by_its_outline_without_running_heads() -> None:
+    document = read_pdf(LIBOCTAVE.read_bytes())
+    bounds = [s for s in document.sections if s.path == ("9 Optimization", "Bounds")]
+    assert [s.location for s in bounds][:1] == ["page=2"]
+    assert bounds[0].text.startswith("Bounds\nBounds (void)\nBounds (int n)")
+    text = "\n".join(s.text for s in document.sections)
+    # pdfTeX's running heads: the page number alone on a chapter's first page, the chapter
+    # and the number on the others.
+    assert "Chapter 9: Optimization 41" not in text
+    assert not any(s.text.strip().isdigit() for s in document.sections)
+    assert "Nonlinear Programming\nNLP (void)" in text
