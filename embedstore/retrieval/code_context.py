@@ -49,7 +49,12 @@ from embedstore.chunking.symbols import (
 )
 from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
-from embedstore.languages import detect_language, is_private_member, tested_file_name
+from embedstore.languages import (
+    detect_language,
+    is_private_member,
+    line_comment,
+    tested_file_name,
+)
 from embedstore.retrieval.context import (
     ContextBlock,
     RagContext,
@@ -693,7 +698,7 @@ class _Packer:
 
     def add(self, row: DefinitionRow, lines: Iterable[int], rank: int, limit: int) -> bool:
         """Add ``lines`` of ``row``'s file if the total stays within ``limit``."""
-        text = _lines(self.collection, row.path)
+        text = _shown_lines(self.collection, row.path)
         block = self.blocks.get(row.path)
         have = block.lines if block else {}
         new = [n for n in dict.fromkeys(lines) if n in text and n not in have]
@@ -737,7 +742,7 @@ class _Packer:
         todo: dict[tuple[str, int], str] = {}
         headers: dict[str, str] = {}
         for row, lines in pieces:
-            text = _lines(self.collection, row.path)
+            text = _shown_lines(self.collection, row.path)
             if row.path not in self.known.headers:
                 headers[row.path] = _empty_block(row)
             for n in lines:
@@ -772,7 +777,7 @@ class _Packer:
 
 
 def _characters(collection: Collection, path: str, lines: list[int]) -> int:
-    text = _lines(collection, path)
+    text = _shown_lines(collection, path)
     return sum(len(text.get(n, "")) + 1 for n in lines)
 
 
@@ -924,6 +929,30 @@ def _folders(collection: Collection) -> dict[str, list[str]]:
 
 def _lines(collection: Collection, path: str) -> dict[int, str]:
     got = _of_file(collection, "lines", path, symbol_table.file_lines)
+    assert isinstance(got, dict)
+    return got
+
+
+def _shown_lines(collection: Collection, path: str) -> dict[int, str]:
+    """The file's lines as an answer shows them: an overloaded function's implementation
+    ends its signature with how many `@overload` stubs it stands for (`# 3 overloads`),
+    since the stubs themselves are never shown (:func:`_one_per_name`)."""
+    def annotate(conn: sqlite3.Connection, path: str) -> dict[int, str]:
+        text = _lines(collection, path)
+        rows = symbol_table.definitions_in(conn, [path])
+        shown = {(r.qualname, r.start_line) for r in _one_per_name(rows)}
+        stubs = Counter((r.qualname, r.kind) for r in rows
+                        if (r.qualname, r.start_line) not in shown and not _has_body(r))
+        notes = {}
+        for row in rows:
+            count = stubs.get((row.qualname, row.kind), 0)
+            if count and (row.qualname, row.start_line) in shown and _has_body(row):
+                end = row.signature_end_line
+                notes[end] = f"{text.get(end, '')}  {line_comment(row.language)} {count} " \
+                    f"overload{'s' if count > 1 else ''}"
+        return {**text, **notes} if notes else text
+
+    got = _of_file(collection, "shown lines", path, annotate)
     assert isinstance(got, dict)
     return got
 

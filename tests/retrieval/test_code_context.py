@@ -350,3 +350,29 @@ def test_a_small_budget_spends_its_tokens_on_signatures_not_docstrings(
     # for two or three.
     assert (signatures, docs) == (8, 1)
     assert shown(2048) == (8, 8)
+
+
+def test_an_overloaded_function_is_its_implementation_saying_how_many_stubs(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, {
+        "pkg/headers.py": (
+            "from typing import overload\n\n\n"
+            "class Headers:\n"
+            "    @overload\n"
+            "    def get(self, key: str) -> str | None: ...\n"
+            "    @overload\n"
+            "    def get(self, key: str, default: str) -> str: ...\n"
+            "    def get(self, key: str, default: str | None = None) -> str | None:\n"
+            '        """The header\'s value."""\n'
+            "        return default\n"
+        ),
+    })
+    code = "from pkg.headers import Headers\n\n\ndef read(h: Headers) -> str:\n    return h.get(\n"
+    answer = context_for_code(collection, code, path="app.py", max_tokens=400, similar=False,
+                              tokenizer=lambda texts: [len(t.split()) for t in texts])
+    lines = answer.text.split("\n")
+    assert ("    def get(self, key: str, default: str | None = None) -> str | None:"
+            "  # 2 overloads") in lines
+    assert not any(line.endswith(": ...") for line in lines)  # no stub takes budget
+    assert answer.tokens <= 400 and answer.tokens == len(answer.text.split())
