@@ -677,6 +677,8 @@ class _TokenCosts:
 
     lines: dict[tuple[str, int], int] = field(default_factory=dict)
     headers: dict[str, int] = field(default_factory=dict)
+    # A long signature joined into one line, by (path, its first line).
+    joined: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 @dataclass
@@ -700,13 +702,12 @@ class _Packer:
         """Add ``lines`` of ``row``'s file if the total stays within ``limit``."""
         text = _shown_lines(self.collection, row.path)
         block = self.blocks.get(row.path)
-        have = block.lines if block else {}
+        have = _numbers(block) if block else set()
         new = [n for n in dict.fromkeys(lines) if n in text and n not in have]
         if not new:
             return False
         self._count_lines(row.path, text, new)
-        merged = ContextBlock(row.path, row.language, {**have, **{n: text[n] for n in new}},
-                              min(rank, block.best_rank) if block else rank)
+        merged = self._block(row, have.union(new), min(rank, block.best_rank) if block else rank)
         cost = self._cost(merged)
         if self.used - self.costs.get(row.path, 0) + cost > limit:
             return False
@@ -732,6 +733,19 @@ class _Packer:
                     del self.blocks[path]
                 else:
                     self._put(path, before, self._cost(before))
+
+    def _block(self, row: DefinitionRow, numbers: set[int], rank: int) -> ContextBlock:
+        """The file's lines ``numbers`` as a block, each long signature they hold whole
+        joined into one line (the lines it stands for are covered, not shown again)."""
+        text = _shown_lines(self.collection, row.path)
+        lines = {n: text[n] for n in sorted(numbers)}
+        covers: dict[int, int] = {}
+        for first, last in _long_signatures(self.collection, row.path).items():
+            if all(n in lines for n in range(first, last + 1)):
+                lines[first] = _joined([lines.pop(n) if n > first else lines[n]
+                                        for n in range(first, last + 1)])
+                covers[first] = last
+        return ContextBlock(row.path, row.language, lines, rank, covers)
 
     def _put(self, path: str, block: ContextBlock, cost: int) -> None:
         self.used += cost - self.costs.get(path, 0)
@@ -772,8 +786,35 @@ class _Packer:
         if block.path not in self.known.headers:
             self.known.headers[block.path] = self.count([_empty_block(block)])[0]
         runs = len(block.ranges)
-        lines = sum(self.known.lines[(block.path, n)] for n in block.lines)
+        lines = sum(self.known.lines[(block.path, n)] for n in block.lines if n not in block.covers)
+        joined = [(block.path, n) for n in block.covers if (block.path, n) not in self.known.joined]
+        if joined:
+            counted = self.count([block.lines[n] for _, n in joined])
+            self.known.joined.update(zip(joined, counted, strict=True))
+        lines += sum(self.known.joined[(block.path, n)] for n in block.covers)
         return self.known.headers[block.path] + lines + RUN_TOKENS * (runs - 1) + 1
+
+
+def _numbers(block: ContextBlock) -> set[int]:
+    """The file's lines a block shows, those a joined signature stands for included."""
+    return set(block.lines).union(
+        *(range(first + 1, last + 1) for first, last in block.covers.items()))
+
+
+def _joined(lines: list[str]) -> str:
+    """A signature's lines as one: `def f(a, b) -> T:` for `def f(`, `    a,`, `    b,`,
+    `) -> T:` (a comma before the closing bracket dropped)."""
+    out = lines[0].rstrip()
+    for line in lines[1:]:
+        part = line.strip()
+        if not part:
+            continue
+        if part.startswith((")", "]", "}", ">")):
+            out = out.rstrip(",")
+        elif not out.endswith(("(", "[", "{", "<")):
+            out += " "
+        out += part
+    return out
 
 
 def _characters(collection: Collection, path: str, lines: list[int]) -> int:
@@ -953,6 +994,29 @@ def _shown_lines(collection: Collection, path: str) -> dict[int, str]:
         return {**text, **notes} if notes else text
 
     got = _of_file(collection, "shown lines", path, annotate)
+    assert isinstance(got, dict)
+    return got
+
+
+def _long_signatures(collection: Collection, path: str) -> dict[int, int]:
+    """The file's signatures over several lines, by their def/class line -> their last line
+    (decorators and attributes stay lines of their own), except those with a comment before
+    their last line, which one line would swallow."""
+    def find(conn: sqlite3.Connection, path: str) -> dict[int, int]:
+        text = _lines(collection, path)
+        found = {}
+        for row in symbol_table.definitions_in(conn, [path]):
+            first = next((n for n in range(row.start_line, row.signature_end_line + 1)
+                          if not text.get(n, "").strip().startswith(_ANNOTATION)), None)
+            marks = (line_comment(row.language), "/*")
+            if first is not None and first < row.signature_end_line and not any(
+                mark in text.get(n, "") for n in range(first, row.signature_end_line)
+                for mark in marks
+            ):
+                found[first] = row.signature_end_line
+        return found
+
+    got = _of_file(collection, "long signatures", path, find)
     assert isinstance(got, dict)
     return got
 

@@ -13,7 +13,7 @@ import functools
 import itertools
 import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from embedstore.chunking.types import TokenCounter
@@ -48,6 +48,9 @@ class ContextBlock:
     language: str
     lines: dict[int, str]
     best_rank: int = 0
+    # A line that stands for the file's lines after it, up to the one given: a long
+    # signature shown as one line (its first line -> its last).
+    covers: dict[int, int] = field(default_factory=dict)
 
     @functools.cached_property
     def start_line(self) -> int:
@@ -55,24 +58,26 @@ class ContextBlock:
 
     @functools.cached_property
     def end_line(self) -> int:
-        return max(self.lines)
+        return max(self.covers.get(n, n) for n in self.lines)
 
     @functools.cached_property
     def ranges(self) -> list[tuple[int, int]]:
-        """The runs of consecutive lines, in order."""
+        """The runs of consecutive lines of the file, in order."""
         runs: list[tuple[int, int]] = []
         for n in sorted(self.lines):
-            if runs and runs[-1][1] == n - 1:
-                runs[-1] = (runs[-1][0], n)
+            last = self.covers.get(n, n)
+            if runs and runs[-1][1] >= n - 1:
+                runs[-1] = (runs[-1][0], max(runs[-1][1], last))
             else:
-                runs.append((n, n))
+                runs.append((n, last))
         return runs
 
     @property
     def body(self) -> str:
         """The lines, an ``…`` line where a run ends."""
         return f"\n{ELISION}\n".join(
-            "\n".join(self.lines[n] for n in range(first, last + 1)) for first, last in self.ranges
+            "\n".join(self.lines[n] for n in range(first, last + 1) if n in self.lines)
+            for first, last in self.ranges
         )
 
     @property
@@ -94,10 +99,15 @@ class ContextBlock:
         )
 
     def union(self, other: ContextBlock) -> ContextBlock:
-        return ContextBlock(
-            self.path, self.language, {**self.lines, **other.lines},
-            min(self.best_rank, other.best_rank),
-        )
+        lines, covers = {**self.lines, **other.lines}, {}
+        for block, rest in ((self, other), (other, self)):
+            for first, last in block.covers.items():
+                if any(n in rest.lines for n in range(first + 1, last + 1)):
+                    lines[first] = rest.lines.get(first, lines[first])  # shown line by line
+                else:
+                    covers[first], lines[first] = last, block.lines[first]
+        return ContextBlock(self.path, self.language, lines,
+                            min(self.best_rank, other.best_rank), covers)
 
 
 @dataclass(frozen=True)

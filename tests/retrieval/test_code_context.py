@@ -62,7 +62,10 @@ def run(url: str) -> bytes:
 
 
 def read_lines(packed: RagContext) -> set[tuple[str, int]]:
-    return {(b.path, n) for b in packed.blocks for n in b.lines}
+    """The file lines an answer shows, those a signature joined into one line stands for too."""
+    return {(b.path, n) for b in packed.blocks for n in b.lines} | {
+        (b.path, n) for b in packed.blocks for first, last in b.covers.items()
+        for n in range(first, last + 1)}
 
 
 @pytest.fixture
@@ -101,6 +104,7 @@ def test_imported_definitions_come_as_signatures_and_the_edited_file_never(
     packed = context_for_code(collection, MAIN, path="app/main.py", max_tokens=2000)
     got = read_lines(packed)
     assert ("pkg/client.py", 6) in got and ("pkg/client.py", 7) in got  # fetch's 2-line header
+    assert "def fetch(url: str, retries: int = 3) -> bytes:" in packed.text.split("\n")
     assert ("pkg/client.py", 3) in got  # the imported constant
     assert ("pkg/client.py", 15) in got  # Session, reached through pkg/__init__.py
     assert ("pkg/client.py", 18) in got  # ... with its methods' signatures
@@ -376,3 +380,34 @@ def test_an_overloaded_function_is_its_implementation_saying_how_many_stubs(
             "  # 2 overloads") in lines
     assert not any(line.endswith(": ...") for line in lines)  # no stub takes budget
     assert answer.tokens <= 400 and answer.tokens == len(answer.text.split())
+
+
+def test_a_long_signature_is_one_line_and_a_commented_one_stays_as_written(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, {
+        "pkg/api.py": (
+            "def get(\n"
+            "    url: str,\n"
+            "    *,\n"
+            "    timeout: float = 3.0,\n"
+            ") -> bytes:\n"
+            '    """Fetch url."""\n'
+            "    return b''\n"
+            "\n\n"
+            "def post(  # the payload is sent as JSON\n"
+            "    url: str,\n"
+            "    data: dict,\n"
+            ") -> bytes:\n"
+            "    return b''\n"
+        ),
+    })
+    code = "from pkg.api import get, post\n\n\ndef main() -> None:\n"
+    answer = context_for_code(collection, code, path="app.py", max_tokens=400, similar=False,
+                              tokenizer=lambda texts: [len(t.split()) for t in texts])
+    lines = answer.text.split("\n")
+    assert "def get(url: str, *, timeout: float = 3.0) -> bytes:" in lines
+    assert "def post(  # the payload is sent as JSON" in lines and "    data: dict," in lines
+    (block,) = answer.blocks
+    assert block.covers == {1: 5} and block.ranges[0][0] == 1
+    assert answer.tokens == len(answer.text.split())

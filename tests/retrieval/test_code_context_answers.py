@@ -65,7 +65,9 @@ def flaws(answer: RagContext, root: Path) -> list[str]:
     decorators."""
     found: list[str] = []
     for block in (b for b in answer.blocks if b.path.endswith(".py")):
-        shown = set(block.lines)
+        # A long signature joined into one line stands for the lines it covers.
+        shown = set(block.lines).union(
+            *(range(first, last + 1) for first, last in block.covers.items()))
         where = f"{block.path}:{block.start_line}"
         defs = definitions((root / block.path).read_text())
         getters = {d.getter_of for d in defs if d.keyword in shown and d.getter_of}

@@ -244,3 +244,16 @@ def test_line_counts_are_kept_between_answers_by_counter() -> None:
     second = pack_context("q", hits, 400, recording)
     assert second.text == first.text
     assert counted == [second.text]
+
+
+def test_a_joined_signature_covers_its_lines_until_a_block_shows_them_one_by_one() -> None:
+    joined = ContextBlock("a.py", "python", {1: "def f(a, b) -> int:", 4: "    return a"},
+                          covers={1: 3})
+    assert joined.ranges == [(1, 4)] and joined.end_line == 4
+    assert joined.body == "def f(a, b) -> int:\n    return a"
+    written = ContextBlock("a.py", "python", {1: "def f(", 2: "    a,", 3: "    b,"})
+    merged = joined.union(written)
+    assert merged.covers == {} and merged.body == "def f(\n    a,\n    b,\n    return a"
+    # A block without the covered lines keeps the joined line.
+    assert joined.union(ContextBlock("a.py", "python", {9: "x = 1"})).body == (
+        "def f(a, b) -> int:\n    return a\n…\nx = 1")
