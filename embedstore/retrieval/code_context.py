@@ -492,12 +492,45 @@ def _passed_on_by_glob(
 _HAS_MEMBERS = frozenset({"class", "type"})
 # Where a type's members may be written, by language: the folder of its file for Go (a
 # method may be declared in any file of the package); elsewhere its own file.
-_MEMBER_SCOPE: dict[str, Callable[[str], str]] = {"go": posixpath.dirname}
+def _package_files(collection: Collection, row: DefinitionRow) -> list[str]:
+    """A Go type's methods: any file of its package (its folder)."""
+    return _folders(collection).get(posixpath.dirname(row.path), [row.path])
 
 
-def _member_scope(row: DefinitionRow) -> str:
-    scope = _MEMBER_SCOPE.get(row.language)
-    return scope(row.path) if scope is not None else row.path
+def _crate_files(collection: Collection, row: DefinitionRow) -> list[str]:
+    """A Rust type's methods: its `impl` blocks, in any file of its crate, unless the crate
+    has another type of its name (whose `impl Name` could be either's)."""
+    crate = max((c.source for c in _project(collection).rust_crates
+                 if row.path.startswith(f"{c.source}/") or not c.source), key=len, default=None)
+    if crate is None:
+        return [row.path]
+    files = _crate_sources(collection, crate)
+    namesakes = [r for r in symbol_table.definitions_named(collection.conn, [row.name])
+                 if r.kind in _HAS_MEMBERS and r.path in files]
+    return sorted(files) if len(namesakes) == 1 else [row.path]
+
+
+def _crate_sources(collection: Collection, folder: str) -> frozenset[str]:
+    def find() -> frozenset[str]:
+        inside = f"{folder}/" if folder else ""
+        return frozenset(p for p in _paths(collection)
+                         if p.startswith(inside) and p.endswith(".rs"))
+
+    got = _cached(collection, f"crate:{folder}", find)
+    assert isinstance(got, frozenset)
+    return got
+
+
+# Where a type's members may be defined besides its own file, by language.
+_MEMBER_FILES: dict[str, Callable[[Collection, DefinitionRow], list[str]]] = {
+    "go": _package_files,
+    "rust": _crate_files,
+}
+
+
+def _member_files(collection: Collection, row: DefinitionRow) -> list[str]:
+    where = _MEMBER_FILES.get(row.language)
+    return where(collection, row) if where is not None else [row.path]
 
 
 def _add_members(
@@ -507,17 +540,17 @@ def _add_members(
     classes = [c for c in candidates.values() if c.row.kind in _HAS_MEMBERS]
     if not classes:
         return
-    folders = _folders(collection)
-    files = {path for c in classes for path in folders.get(_member_scope(c.row), [c.row.path])}
-    # Members by (scope, class): a class of the same name in another file has its own.
+    scopes = {id(c): _member_files(collection, c.row) for c in classes}
+    # Members by (file, class): a class of the same name in another scope has its own.
     members_of: dict[tuple[str, str], list[DefinitionRow]] = {}
-    for row in _definitions_in(collection, files):
+    for row in _definitions_in(collection, {p for files in scopes.values() for p in files}):
         owner, dot, _ = row.qualname.rpartition(".")
         if dot and not _private(collection, row):
-            members_of.setdefault((_member_scope(row), owner), []).append(row)
+            members_of.setdefault((row.path, owner), []).append(row)
     attribute_near = _attribute_near(near)
     for cls in classes:
-        members = members_of.get((_member_scope(cls.row), cls.row.qualname), [])
+        members = [m for path in scopes[id(cls)]
+                   for m in members_of.get((path, cls.row.qualname), [])]
         # What the collection reaches through the class's name (`Error::new`, `Bridge.TAG`),
         # as it does a module's members.
         uses = symbol_table.member_uses(collection.conn, [cls.row.name])

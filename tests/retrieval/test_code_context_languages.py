@@ -626,3 +626,46 @@ def test_a_java_static_import_is_the_member_it_names(
             "public class Config {\n    private String scheme = ")
     text = context(collection, code, f"{main}/Config.java", max_tokens=30)
     assert 'public static final String HTTPS_SCHEME = "https";' in text
+
+
+ANYHOW_SHAPED = {
+    "Cargo.toml": '[package]\nname = "oops"\n',
+    "src/lib.rs": "mod error;\n\n/// The error type.\npub struct Error {\n    inner: String,\n}\n",
+    "src/error.rs": (
+        "use crate::Error;\n\n"
+        "impl Error {\n"
+        "    /// Wraps any message.\n"
+        "    pub fn new(message: &str) -> Self {\n"
+        "        Error { inner: message.to_string() }\n"
+        "    }\n\n"
+        "    pub fn context(self, more: &str) -> Self {\n"
+        "        self\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/parse.rs": "pub struct Error;\n\nimpl Error {\n    pub fn line(&self) -> usize {\n"
+                    "        0\n    }\n}\n",
+}
+
+
+def test_a_rust_types_impl_blocks_in_other_files_of_its_crate_are_its_members(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    files = {**ANYHOW_SHAPED}
+    del files["src/parse.rs"]
+    code = "use oops::Error;\n\n#[test]\nfn wraps() {\n    let e = Error::new("
+    text = context(indexed(tmp_path, files), code, "tests/wrap.rs", max_tokens=400)
+    assert "pub fn new(message: &str) -> Self {" in text
+    assert "pub fn context(self, more: &str) -> Self {" in text
+
+
+def test_a_rust_type_with_a_namesake_in_its_crate_keeps_to_its_own_file(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # Two types named Error: which one `impl Error` in error.rs is for, the file says.
+    code = "use oops::Error;\n\n#[test]\nfn wraps() {\n    let e = Error::new("
+    candidates = code_context._structural(indexed(tmp_path, ANYHOW_SHAPED), code, "",
+                                          "tests/wrap.rs", "rust")
+    lib_error = next(c for c in candidates.values()
+                     if c.row.path == "src/lib.rs" and c.row.name == "Error")
+    assert lib_error.members == []
