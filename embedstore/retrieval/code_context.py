@@ -490,8 +490,6 @@ def _passed_on_by_glob(
 # Kinds whose members come with them: classes, and structs, enums, traits and Go types
 # (their methods are in impl blocks and receivers, stored under the type's name).
 _HAS_MEMBERS = frozenset({"class", "type"})
-# Where a type's members may be written, by language: the folder of its file for Go (a
-# method may be declared in any file of the package); elsewhere its own file.
 def _package_files(collection: Collection, row: DefinitionRow) -> list[str]:
     """A Go type's methods: any file of its package (its folder)."""
     return _folders(collection).get(posixpath.dirname(row.path), [row.path])
@@ -521,7 +519,7 @@ def _crate_sources(collection: Collection, folder: str) -> frozenset[str]:
     return got
 
 
-# Where a type's members may be defined besides its own file, by language.
+# Where a type's members may be defined, by language (elsewhere: its own file).
 _MEMBER_FILES: dict[str, Callable[[Collection, DefinitionRow], list[str]]] = {
     "go": _package_files,
     "rust": _crate_files,
