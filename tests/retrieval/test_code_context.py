@@ -373,13 +373,18 @@ def test_an_overloaded_function_is_its_implementation_saying_how_many_stubs(
         ),
     })
     code = "from pkg.headers import Headers\n\n\ndef read(h: Headers) -> str:\n    return h.get(\n"
-    answer = context_for_code(collection, code, path="app.py", max_tokens=400, similar=False,
-                              tokenizer=lambda texts: [len(t.split()) for t in texts])
+    answer = in_words(collection, code)
     lines = answer.text.split("\n")
     assert ("    def get(self, key: str, default: str | None = None) -> str | None:"
             "  # 2 overloads") in lines
     assert not any(line.endswith(": ...") for line in lines)  # no stub takes budget
     assert answer.tokens <= 400 and answer.tokens == len(answer.text.split())
+
+
+def in_words(collection: Collection, code: str) -> RagContext:
+    """The answer for ``code`` in app.py at 400 tokens that are words, similar code aside."""
+    return context_for_code(collection, code, path="app.py", max_tokens=400, similar=False,
+                            tokenizer=lambda texts: [len(t.split()) for t in texts])
 
 
 def test_a_long_signature_is_one_line_and_a_commented_one_stays_as_written(
@@ -403,8 +408,7 @@ def test_a_long_signature_is_one_line_and_a_commented_one_stays_as_written(
         ),
     })
     code = "from pkg.api import get, post\n\n\ndef main() -> None:\n"
-    answer = context_for_code(collection, code, path="app.py", max_tokens=400, similar=False,
-                              tokenizer=lambda texts: [len(t.split()) for t in texts])
+    answer = in_words(collection, code)
     lines = answer.text.split("\n")
     assert "def get(url: str, *, timeout: float = 3.0) -> bytes:" in lines
     assert "def post(  # the payload is sent as JSON" in lines and "    data: dict," in lines
