@@ -352,7 +352,7 @@ def _name_uses(collection: Collection, paths: list[str]) -> Counter[str]:
     uses: Counter[str] = Counter()
     for path in paths:
         got = _of_file(collection, "name uses", path, lambda conn, path: _names_used(
-            _lines(collection, path), symbol_table.definitions_in(conn, [path])))
+            _lines(collection, path), _every_definition(collection, path)))
         assert isinstance(got, Counter)
         uses.update(got)
     return uses
@@ -688,15 +688,19 @@ _ANNOTATION = ("#[", "#![", "@")
 def _header_line(lines: dict[int, str], row: DefinitionRow) -> str:
     """The line naming the definition (`pub struct Point {`), past its attributes and
     decorators; failing one, its first line."""
-    first = lines.get(row.start_line, "").strip()
-    if not first.startswith(_ANNOTATION):
-        return first
+    return lines.get(_header_number(lines, row), "").strip()
+
+
+def _header_number(lines: dict[int, str], row: DefinitionRow) -> int:
+    """The number of the line :func:`_header_line` reads."""
+    if not lines.get(row.start_line, "").strip().startswith(_ANNOTATION):
+        return row.start_line
     name = re.compile(rf"(?<![\w$]){re.escape(row.name)}(?![\w$])") if row.name else None
     for n in range(row.start_line, row.signature_end_line + 1):
         line = lines.get(n, "").strip()
         if name is not None and not line.startswith(_ANNOTATION) and name.search(line):
-            return line
-    return first
+            return n
+    return row.start_line
 
 
 # ---- packing ---------------------------------------------------------------------------------
@@ -1011,7 +1015,7 @@ def _shown_lines(collection: Collection, path: str) -> dict[int, str]:
     since the stubs themselves are never shown (:func:`_one_per_name`)."""
     def annotate(conn: sqlite3.Connection, path: str) -> dict[int, str]:
         text = _lines(collection, path)
-        rows = symbol_table.definitions_in(conn, [path])
+        rows = _every_definition(collection, path)
         shown = {(r.qualname, r.start_line) for r in _one_per_name(rows)}
         stubs = Counter((r.qualname, r.kind) for r in rows
                         if (r.qualname, r.start_line) not in shown and not _has_body(r))
@@ -1036,11 +1040,11 @@ def _long_signatures(collection: Collection, path: str) -> dict[int, int]:
     def find(conn: sqlite3.Connection, path: str) -> dict[int, int]:
         text = _lines(collection, path)
         found = {}
-        for row in symbol_table.definitions_in(conn, [path]):
-            first = next((n for n in range(row.start_line, row.signature_end_line + 1)
-                          if not text.get(n, "").strip().startswith(_ANNOTATION)), None)
+        for row in _every_definition(collection, path):
+            first = _header_number(text, row)
             marks = (line_comment(row.language), "/*")
-            if first is not None and first < row.signature_end_line and not any(
+            named = not text.get(first, "").strip().startswith(_ANNOTATION)
+            if named and first < row.signature_end_line and not any(
                 mark in text.get(n, "") for n in range(first, row.signature_end_line)
                 for mark in marks
             ):
@@ -1064,10 +1068,18 @@ def _definitions_in(collection: Collection, paths: Iterable[str]) -> list[Defini
     found: list[DefinitionRow] = []
     for path in sorted(set(paths)):
         rows = _of_file(collection, "definitions", path,
-                        lambda conn, path: _one_per_name(symbol_table.definitions_in(conn, [path])))
+                        lambda conn, path: _one_per_name(_every_definition(collection, path)))
         assert isinstance(rows, list)
         found.extend(rows)
     return found
+
+
+def _every_definition(collection: Collection, path: str) -> list[DefinitionRow]:
+    """All the file's definitions, stubs and namesakes too, in source order."""
+    got = _of_file(collection, "every definition", path,
+                   lambda conn, path: symbol_table.definitions_in(conn, [path]))
+    assert isinstance(got, list)
+    return got
 
 
 def _one_per_name(rows: list[DefinitionRow]) -> list[DefinitionRow]:

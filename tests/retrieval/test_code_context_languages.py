@@ -646,6 +646,7 @@ ANYHOW_SHAPED = {
     "src/parse.rs": "pub struct Error;\n\nimpl Error {\n    pub fn line(&self) -> usize {\n"
                     "        0\n    }\n}\n",
 }
+WRAPS = "use oops::Error;\n\n#[test]\nfn wraps() {\n    let e = Error::new("
 
 
 def test_a_rust_types_impl_blocks_in_other_files_of_its_crate_are_its_members(
@@ -653,8 +654,7 @@ def test_a_rust_types_impl_blocks_in_other_files_of_its_crate_are_its_members(
 ) -> None:
     files = {**ANYHOW_SHAPED}
     del files["src/parse.rs"]
-    code = "use oops::Error;\n\n#[test]\nfn wraps() {\n    let e = Error::new("
-    text = context(indexed(tmp_path, files), code, "tests/wrap.rs", max_tokens=400)
+    text = context(indexed(tmp_path, files), WRAPS, "tests/wrap.rs", max_tokens=400)
     assert "pub fn new(message: &str) -> Self {" in text
     assert "pub fn context(self, more: &str) -> Self {" in text
 
@@ -663,8 +663,7 @@ def test_a_rust_type_with_a_namesake_in_its_crate_keeps_to_its_own_file(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
     # Two types named Error: which one `impl Error` in error.rs is for, the file says.
-    code = "use oops::Error;\n\n#[test]\nfn wraps() {\n    let e = Error::new("
-    candidates = code_context._structural(indexed(tmp_path, ANYHOW_SHAPED), code, "",
+    candidates = code_context._structural(indexed(tmp_path, ANYHOW_SHAPED), WRAPS, "",
                                           "tests/wrap.rs", "rust")
     lib_error = next(c for c in candidates.values()
                      if c.row.path == "src/lib.rs" and c.row.name == "Error")
