@@ -22,8 +22,6 @@ FUNCTION_VALUES = frozenset(
 
 # Kinds whose member functions are methods (a namespace's are plain functions).
 CLASS_KINDS = frozenset({"class", "interface", "impl"})
-# Kinds of the definitions of :attr:`Grammar.values`.
-VALUE_KINDS = frozenset({"constant", "variable"})
 
 
 @dataclass(frozen=True)

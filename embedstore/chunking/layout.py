@@ -3,8 +3,8 @@
 Shared by every code chunker: tree-sitter and the ``ast`` fallback only differ
 in how they find the :class:`Block` s. Lines outside any definition (imports,
 module statements) become chunks of their own, so every non-blank line of the
-file is covered. A class over budget is one unit all the same: see
-:func:`_outline`.
+file is covered. A class with members is a unit of its own, embedded as its
+outline, beside one unit per member: see :func:`_outline`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from embedstore.chunking.budget import Budget, Span
-from embedstore.chunking.grammars import CLASS_KINDS, VALUE_KINDS
+from embedstore.chunking.grammars import CLASS_KINDS
 from embedstore.chunking.outline import Block
 from embedstore.chunking.types import Chunk
 
@@ -42,10 +42,11 @@ def _region(
 ) -> list[Span]:
     """Spans for lines ``start``..``end``: ``owner``'s body, or the whole file.
 
-    A definition over budget that has members is replaced by its members and
-    the lines between them, recursively; a class among them keeps a unit of
-    its own, whose chunks (its outline) go to ``outlines``. Anything else over
-    budget is left for :meth:`Budget.pack` to split into line pieces.
+    A class with members, and any other definition with members that is over
+    budget, is replaced by its members and the lines between them, recursively;
+    a class keeps a unit of its own, whose chunks (its outline) go to
+    ``outlines``. Anything else over budget is left for :meth:`Budget.pack` to
+    split into line pieces.
     """
     inner = _join_context(context, owner.header) if owner else context
     segments = _segments(blocks, start, end, budget)
@@ -75,7 +76,7 @@ def _region(
         # After measuring the members, so the outline is planned with what they taught.
         outlines += _outline(outlined, segments, start, end, context, inner, budget)
     for (span, block), fits in zip(planned, fitting, strict=True):
-        if fits or block is None or not block.children:
+        if block is None or not _opened(block, fits):
             out.append(span)
         else:
             members = block.children
@@ -83,6 +84,13 @@ def _region(
                 members, span.start, span.end, block, span.context, span.start, budget, outlines
             )
     return out
+
+
+def _opened(block: Block, fits: bool) -> bool:
+    """Whether a definition is replaced by its members: a class with members always is,
+    so that a search for a method finds the method and not its class; any other
+    container (a namespace, a Rust `mod`) only when it is over budget."""
+    return bool(block.children) and (not fits or block.kind in CLASS_KINDS)
 
 
 def _outline(
@@ -94,7 +102,7 @@ def _outline(
     inner: str,
     budget: Budget,
 ) -> list[Chunk]:
-    """The chunks of a class over budget: its own lines with its members' signatures.
+    """The chunks of a class with members: its own lines with its members' signatures.
 
     The class stays one unit, lines ``start``..``end``, beside its members'
     units: a query about the class as a whole finds it, one about a method the
@@ -174,17 +182,14 @@ def _is_bare(segment: Segment, budget: Budget) -> bool:
 def _merge_scope(block: Block, region: int, first: int) -> int:
     """The scope of a definition's span in a region: spans merge only within one.
 
-    Short named definitions merge with each other (a one-line getter says little
-    alone) but never with unnamed lines, whose group would hide them; a value
-    (`export const prepend = NEA.prepend`) merges with nothing, as it is looked up
-    by its name and its doc comment. Regions' scopes are their first lines (>= 0):
-    named definitions get odd negative scopes, values even ones.
+    A named definition merges with nothing: it is looked up by its name and its doc
+    comment, and a search hit should be the definition itself, not a run of one-line
+    getters that starts at another. Unnamed lines merge within their region. Regions'
+    scopes are their first lines (>= 0); a named definition's is below zero.
     """
     if block.symbol is None:
         return region
-    if block.kind in VALUE_KINDS:
-        return -2 * first - 2
-    return -2 * region - 1
+    return -first - 1
 
 
 def _join_context(outer: str, header: str) -> str:

@@ -104,6 +104,10 @@ SIMILAR_WINDOW_LINES = 10
 SIMILAR_WINDOW_CHARS = 2000
 SIMILAR_HITS = 20
 SIMILAR = 1.0
+# Below this BM25 a hit shares only words that at least half the units hold (SQLite's BM25
+# weighs such a word 1e-6): it is not like the code, and ranking it would only rank its
+# neighbours in the file.
+SIMILAR_MIN_BM25 = 1e-3
 # A candidate that the similar code uses: what code like this calls.
 CO_USED = 1.0
 # The outline of many candidates takes at most this share before bodies are added.
@@ -651,7 +655,8 @@ def _add_similar(
     # The edited file is dropped after the search: a file filter costs more than the search.
     ranked = lexical_hits(collection, window, SIMILAR_HITS + 5, allowed_file_ids(collection, rules))
     rows = db.unit_rows(collection.conn, [unit_id for unit_id, _ in ranked])
-    hits = [rows[i] for i, _ in ranked if i in rows and rows[i].path != path][:SIMILAR_HITS]
+    hits = [rows[i] for i, score in ranked
+            if score >= SIMILAR_MIN_BM25 and i in rows and rows[i].path != path][:SIMILAR_HITS]
     used: dict[str, float] = {}
     for rank, hit in enumerate(hits):  # best first: a name keeps its best hit's weight
         for name in _NAME.findall(hit.text):

@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # 6: a file with a glob import counts every head's member uses.
 # 7: Rust's `super::` and `crate::` count as heads of member uses. 8: Java's capitalised
 # heads count with no import; Java's instance fields and JS/TS class fields are variables.
-SYMBOLS_VERSION = "8"
+# 9: a class with members is always outlined; no named definition merges with another.
+SYMBOLS_VERSION = "9"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

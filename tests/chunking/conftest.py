@@ -47,7 +47,7 @@ def check_chunks(
             pieces_of_line.setdefault(chunk.start_line, []).append(chunk.text)
             covered.add(chunk.start_line)
         else:
-            # Otherwise only a class over budget has a text of its own: its outline.
+            # Otherwise only a class with members has a text of its own: its outline.
             assert chunk.kind in CLASS_KINDS, chunk
             covered.update(outlined_lines(lines, chunk))
     for number, line in enumerate(lines, 1):
@@ -58,18 +58,22 @@ def check_chunks(
 
 
 def outlined_lines(lines: list[str], chunk: Chunk) -> list[int]:
-    """The lines of an outline chunk's rows, which must be lines of its range, in order."""
+    """The lines of an outline chunk's rows, which must be lines of its range, in order.
+
+    Matched from the end: a closing row (Ruby's `end`) is the class's own last line, where
+    a match from the start would take the first member's `end`.
+    """
     found: list[int] = []
-    line = chunk.start_line
-    for row in chunk.text.split("\n"):
+    line = chunk.end_line
+    for row in reversed(chunk.text.split("\n")):
         if not row.strip():
             continue
-        while line <= chunk.end_line and lines[line - 1].strip() != row.strip():
-            line += 1
-        assert line <= chunk.end_line, f"{row!r} is no line of {chunk}"
+        while line >= chunk.start_line and lines[line - 1].strip() != row.strip():
+            line -= 1
+        assert line >= chunk.start_line, f"{row!r} is no line of {chunk}"
         found.append(line)
-        line += 1
-    return found
+        line -= 1
+    return found[::-1]
 
 
 @pytest.fixture

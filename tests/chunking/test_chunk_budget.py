@@ -1,4 +1,4 @@
-"""The budget: splitting, merging tiny neighbours, batching, bad options."""
+"""The budget: splitting, merging tiny sections, batching, bad options."""
 
 from __future__ import annotations
 
@@ -22,39 +22,47 @@ def big_function(name: str) -> str:
     return f"def {name}(value):\n{body}    return value\n\n"
 
 
-def test_tiny_neighbours_are_merged(outline: Callable[..., Layout]) -> None:
+def test_named_definitions_are_never_merged(outline: Callable[..., Layout]) -> None:
+    # A search hit should be the getter asked for, not a run of getters starting at another.
     text = getters("abc") + big_function("run") + getters("de")
     assert outline(text, "python") == [
-        ("function", "get_a, get_b, get_c", 1, 8),
+        ("function", "get_a", 1, 2),
+        ("function", "get_b", 4, 5),
+        ("function", "get_c", 7, 8),
         ("function", "run", 10, 17),
-        ("function", "get_d, get_e", 19, 23),
+        ("function", "get_d", 19, 20),
+        ("function", "get_e", 22, 23),
     ]
 
 
-def test_merging_stops_at_the_budget(outline: Callable[..., Layout]) -> None:
-    # A getter is 4 words: three of them and the 2 specials make 14 tokens, four 18.
-    assert outline(getters("abcdef"), "python", 16) == [
-        ("function", "get_a, get_b, get_c", 1, 8),
-        ("function", "get_d, get_e, get_f", 10, 17),
+def tiny_sections(names: str) -> str:
+    return "".join(f"# {name}\nsee {name}\n\n" for name in names)
+
+
+def test_tiny_sections_are_merged_until_the_budget(outline: Callable[..., Layout]) -> None:
+    # A section is 4 words: three of them and the 2 specials make 14 tokens, four 18.
+    assert outline(tiny_sections("abcdef"), "markdown", 16) == [
+        ("section", "a, b, c", 1, 8),
+        ("section", "d, e, f", 10, 17),
     ]
 
 
-def test_members_of_a_split_class_merge_only_among_themselves(
+def test_a_class_that_fits_is_outlined_beside_its_members(
     outline: Callable[..., Layout],
 ) -> None:
     members = big_function("run") + getters("xy")
     text = "class Point:\n" + "".join(f"    {line}\n" for line in members.splitlines())
     text += "limit = 3\n"
-    assert outline(text, "python", 16) == [
+    assert outline(text, "python") == [
         ("class", "Point", 1, 15),  # the class's outline
         ("method", "Point.run", 2, 9),
-        ("method", "Point.get_x, Point.get_y", 11, 15),
-        # As short as the getters, but outside the class.
+        ("method", "Point.get_x", 11, 12),
+        ("method", "Point.get_y", 14, 15),
         ("module", None, 17, 17),
     ]
 
 
-def test_members_on_either_side_of_class_lines_are_not_merged(
+def test_members_on_either_side_of_class_lines_stay_apart(
     outline: Callable[..., Layout],
 ) -> None:
     members = big_function("run") + getters("xy") + "LIMIT = 3\n\n" + getters("zw")
@@ -62,8 +70,10 @@ def test_members_on_either_side_of_class_lines_are_not_merged(
     assert outline(text, "python", 30) == [
         ("class", "Point", 1, 23),  # its outline holds `LIMIT = 3`
         ("method", "Point.run", 2, 9),
-        ("method", "Point.get_x, Point.get_y", 11, 15),
-        ("method", "Point.get_z, Point.get_w", 19, 23),
+        ("method", "Point.get_x", 11, 12),
+        ("method", "Point.get_y", 14, 15),
+        ("method", "Point.get_z", 19, 20),
+        ("method", "Point.get_w", 22, 23),
     ]
 
 

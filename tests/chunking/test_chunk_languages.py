@@ -510,6 +510,7 @@ CASES: dict[str, tuple[str, int, Layout]] = {
         [
             ("module", None, 1, 3),
             ("class", "FileCache", 6, 16),
+            ("method", "FileCache.get", 13, 16),
             ("function", "warm", 19, 22),
         ],
     ),
@@ -521,6 +522,8 @@ CASES: dict[str, tuple[str, int, Layout]] = {
             ("function", "parseLine", 3, 7),
             ("function", "sum", 9, 13),
             ("class", "Table", 15, 23),
+            ("method", "Table.constructor", 16, 18),
+            ("method", "Table.width", 20, 23),
         ],
     ),
     "typescript": (
@@ -531,6 +534,7 @@ CASES: dict[str, tuple[str, int, Layout]] = {
             ("interface", "User", 3, 8),
             ("type", "UserId", 10, 10),
             ("class", "UserStore", 12, 18),
+            ("method", "UserStore.add", 15, 18),
             ("function", "load", 20, 24),
         ],
     ),
@@ -562,7 +566,10 @@ CASES: dict[str, tuple[str, int, Layout]] = {
             ("module", None, 1, 1),
             ("type", "Rect", 3, 8),
             ("impl", "Rect", 10, 18),
+            ("method", "Rect.area", 11, 13),
+            ("method", "Rect.square", 15, 18),
             ("impl", "Rect", 20, 24),
+            ("method", "Rect.fmt", 21, 24),
         ],
     ),
     "java": (
@@ -571,6 +578,8 @@ CASES: dict[str, tuple[str, int, Layout]] = {
         [
             ("module", None, 1, 3),
             ("class", "Cart", 5, 17),
+            ("method", "Cart.Cart", 9, 11),
+            ("method", "Cart.toString", 13, 17),
         ],
     ),
     "c": (
@@ -590,6 +599,7 @@ CASES: dict[str, tuple[str, int, Layout]] = {
             ("module", None, 1, 1),
             ("namespace", "text", 3, 3),
             ("class", "text.WordCounter", 5, 13),
+            ("method", "text.WordCounter.WordCounter", 8, 8),
             ("function", "text.WordCounter::count", 15, 23),
             ("namespace", "text", 25, 25),
         ],
@@ -597,12 +607,25 @@ CASES: dict[str, tuple[str, int, Layout]] = {
     "ruby": (
         RUBY,
         1000,
-        [("module", None, 1, 1), ("class", "PageCache", 3, 21), ("function", "warm", 23, 28)],
+        [
+            ("module", None, 1, 1),
+            ("class", "PageCache", 3, 21),
+            ("method", "PageCache.default", 5, 7),
+            ("method", "PageCache.initialize", 9, 12),
+            ("method", "PageCache.fetch", 14, 20),
+            ("function", "warm", 23, 28),
+        ],
     ),
     "php": (
         PHP,
         1000,
-        [("module", None, 1, 3), ("class", "PageCache", 5, 25), ("function", "warm", 27, 33)],
+        [
+            ("module", None, 1, 3),
+            ("class", "PageCache", 5, 25),
+            ("method", "PageCache.__construct", 12, 15),
+            ("method", "PageCache.fetch", 17, 25),
+            ("function", "warm", 27, 33),
+        ],
     ),
     "csharp": (
         CSHARP,
@@ -617,22 +640,43 @@ CASES: dict[str, tuple[str, int, Layout]] = {
             # The class's closing brace joins its last member, the namespace's the last class.
             ("method", "Web.Caching.PageCache.Fetch", 16, 26),
             ("class", "Web.Caching.Warmer", 28, 41),
+            ("method", "Web.Caching.Warmer.Warm", 30, 41),
         ],
     ),
     "kotlin": (
         KOTLIN,
         1000,
-        [("module", None, 1, 3), ("class", "PageCache", 5, 24), ("function", "warm", 26, 31)],
+        [
+            ("module", None, 1, 3),
+            ("class", "PageCache", 5, 24),
+            ("method", "PageCache.fetch", 9, 13),
+            ("method", "PageCache.clear", 15, 19),
+            ("method", "PageCache.unbounded", 22, 24),
+            ("function", "warm", 26, 31),
+        ],
     ),
     "swift": (
         SWIFT,
         1000,
-        [("module", None, 1, 1), ("class", "PageCache", 3, 21), ("function", "warm", 23, 28)],
+        [
+            ("module", None, 1, 1),
+            ("class", "PageCache", 3, 21),
+            ("method", "PageCache.init", 7, 10),
+            ("method", "PageCache.fetch", 12, 21),
+            ("function", "warm", 23, 28),
+        ],
     ),
     "scala": (
         SCALA,
         1000,
-        [("module", None, 1, 4), ("class", "PageCache", 6, 20), ("class", "Warmer", 22, 27)],
+        [
+            ("module", None, 1, 4),
+            ("class", "PageCache", 6, 20),
+            ("method", "PageCache.fetch", 10, 13),
+            ("method", "PageCache.clear", 15, 20),
+            ("class", "Warmer", 22, 27),
+            ("method", "Warmer.warm", 23, 27),
+        ],
     ),
     "lua": (
         LUA,
@@ -665,17 +709,21 @@ def test_chunks_follow_definitions(language: str, outline: Callable[..., Layout]
     assert outline(text, language, max_tokens) == expected
 
 
-def test_whole_class_fits_as_one_chunk_with_members_inside(
+def test_a_class_that_fits_is_its_outline_beside_its_members(
     chunk: Callable[..., list[Chunk]],
 ) -> None:
-    table = chunk(JAVASCRIPT, "javascript")[-1]
-    assert table.symbol == "Table"
+    chunks = {c.symbol: c for c in chunk(JAVASCRIPT, "javascript")}
+    table = chunks["Table"]
     assert "constructor(rows)" in table.text and "width()" in table.text
+    assert "this.rows[0].length" not in table.text
+    assert "this.rows[0].length" in chunks["Table.width"].text
 
 
 def test_members_of_a_split_container_carry_its_header(chunk: Callable[..., list[Chunk]]) -> None:
     members = [c for c in chunk(CPP, "cpp", 60) if c.symbol and "WordCounter" in c.symbol]
-    assert [c.context for c in members] == ["namespace text {", "namespace text {"]
+    assert [c.context for c in members] == [
+        "namespace text {", "namespace text {\nclass WordCounter {", "namespace text {"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -990,6 +1038,7 @@ def test_go_and_rust_values_are_units_named_by_their_names(
         ("constant", "IDLE", 3, 4),
         ("variable", "OPENED", 6, 7),
         ("impl", "Pool", 9, 12),
+        ("constant", "Pool.MAX", 10, 12),
     ]
     (*_, impl) = code_outline(RUST_VALUES, "rust") or []
     assert [(b.kind, b.symbol) for b in impl.children] == [("constant", "Pool.MAX")]
