@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from embedstore.evaluation.doc_comments import DOC_STYLES, documented_functions
 from embedstore.ingest.sources import walk_sources
@@ -141,6 +142,7 @@ def strip_docstrings(text: str, rel_path: str) -> tuple[str, list[EvalQuery]]:
     except (SyntaxError, ValueError):
         return text, []
     picked: list[_Target] = []
+    above = _statements_above(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -150,10 +152,41 @@ def strip_docstrings(text: str, rel_path: str) -> tuple[str, list[EvalQuery]]:
             continue
         expr = node.body[0]
         removal = _Removal(expr.lineno, expr.end_lineno or expr.lineno, len(node.body) == 1)
-        start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        start = _first_line(node)
+        # Its `@overload` stubs right above it are declarations of this one function.
+        stub = above.get(node)
+        while _is_overload_of(stub, node.name):
+            start = _first_line(stub)
+            stub = above.get(stub)
         end = node.end_lineno or node.lineno
         picked.append(_Target(sentence, node.name, start, end, node.lineno, removal))
     return _strip(text, rel_path, picked)
+
+
+def _statements_above(tree: ast.AST) -> dict[ast.AST, ast.stmt]:
+    """Each statement -> the statement right before it in the same block."""
+    above: dict[ast.AST, ast.stmt] = {}
+    for parent in ast.walk(tree):
+        for block in ("body", "orelse", "finalbody"):
+            statements = getattr(parent, block, None)
+            if isinstance(statements, list):
+                above.update(zip(statements[1:], statements, strict=False))
+    return above
+
+
+def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    return min([d.lineno for d in node.decorator_list] + [node.lineno])
+
+
+def _is_overload_of(
+    node: ast.AST | None, name: str
+) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Whether ``node`` is an `@overload` (`@typing.overload`) stub of ``name``."""
+    return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name and any(
+        (d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else "")
+        == "overload"
+        for d in node.decorator_list
+    )
 
 
 def _strip(text: str, rel_path: str, picked: list[_Target]) -> tuple[str, list[EvalQuery]]:

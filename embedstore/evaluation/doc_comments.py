@@ -74,7 +74,9 @@ class Documented:
     doc: str  # the comment's prose, decoration and tags removed
     doc_rows: tuple[int, int]
     symbol: str
-    rows: tuple[int, int]  # the definition, from its attributes or decorators, without the doc
+    # The definition, from its attributes or decorators (or its first overload signature),
+    # without the doc.
+    rows: tuple[int, int]
     name_row: int  # the row of its name: what a strict hit must contain
 
 
@@ -128,8 +130,23 @@ class _Reader:
             return None
         doc_rows = (comments[0].start_point.row, end_row(comments[-1]))
         doc = self._prose([_text(comment) for comment in comments])
-        rows = (first, end_row(outer))
+        rows = (self._overloads_start(outer, _text(name), first), end_row(outer))
         return Documented(doc, doc_rows, _text(name), rows, name.start_point.row)
+
+    def _overloads_start(self, outer: Node, name: str, first: int) -> int:
+        """Where the definition starts with the overload signatures of its name right
+        above it (comments between): one function, whichever of them the doc is on."""
+        node = outer.prev_named_sibling
+        while node is not None:
+            if node.type not in self.grammar.leading:
+                inner = self._inner(node)
+                named = inner.child_by_field_name("name")
+                same = named is not None and _text(named) == name
+                if not same or inner.type not in self.grammar.signatures:
+                    break
+                first = node.start_point.row
+            node = node.prev_named_sibling
+        return first
 
     def _name(self, node: Node) -> Node | None:
         """The name of the function ``node`` defines, or None when it defines none."""

@@ -2,8 +2,10 @@
 
 - ``tight`` (``eval --strict``, the benchmark's rule): the result is the documented
   definition itself. It holds the definition's `def` line (its name's elsewhere) and
-  starts at the definition: at its first decorator or attribute line, or above it by
-  comment and blank lines only (the comments the chunker keeps with a definition). An
+  starts at the definition: at its first decorator or attribute line (at its first
+  overload signature or `@overload` stub right above it, which declare the same
+  function), or above it by comment and blank lines only (the comments the chunker
+  keeps with a definition). An
   enclosing class outline or module unit, or a run of small definitions merged after
   another one, holds the `def` line too, but a reader asking for the method has to look
   for it there. A piece of a split function that starts at it counts.

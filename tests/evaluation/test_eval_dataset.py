@@ -64,3 +64,24 @@ def test_build_corpus_samples_deterministically(tmp_path: Path) -> None:
     again = build_corpus(repo, tmp_path / "b", seed=3, max_queries=4)
     assert first == again and len(first) == 4
     assert len(list((tmp_path / "a").glob("*.py"))) == 6  # every file stays a distractor
+
+
+OVERLOADED = '''from typing import overload
+import typing
+
+
+class Box:
+    @overload
+    def get(self, key: int) -> int: ...
+    @typing.overload
+    def get(self, key: str) -> str: ...
+    def get(self, key):
+        """Return the item stored under the given key."""
+        return self.items[key]
+'''
+
+
+def test_a_function_starts_at_its_overload_stubs() -> None:
+    # The stubs declare the function the docstring documents; the chunker folds them in.
+    _, (query,) = strip_docstrings(OVERLOADED, "box.py")
+    assert (query.symbol, query.start_line, query.def_line, query.end_line) == ("get", 6, 10, 11)

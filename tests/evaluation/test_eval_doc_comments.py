@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from embedstore.chunking import chunk_file
 from embedstore.evaluation.dataset import build_corpus, strip_docs
 from embedstore.evaluation.doc_comments import documented_functions
+from embedstore.evaluation.hit_rules import TIGHT, is_hit
 
 JAVASCRIPT = """\
 const path = require("path");
@@ -418,9 +420,33 @@ def test_jsdoc_that_opens_with_tags_gives_its_description() -> None:
 
 def test_documented_overload_signatures_give_queries_on_their_own_lines() -> None:
     _, queries = strip_docs(OVERLOADS, "src/parse.ts", "typescript")
-    assert [(q.symbol, q.query, q.def_line) for q in queries] == [
-        ("parse", "Parses one number from the decimal digits of a string", 1),
-        ("parse", "Parses every number of an array of decimal strings at once", 2),
+    assert [(q.symbol, q.query, q.start_line, q.def_line) for q in queries] == [
+        ("parse", "Parses one number from the decimal digits of a string", 1, 1),
+        # The function starts at its first overload signature, whichever one is documented.
+        ("parse", "Parses every number of an array of decimal strings at once", 1, 2),
         # An interface's method signature declares no function that follows it.
-        ("get", "Returns the value stored under one key of the box", 13),
+        ("get", "Returns the value stored under one key of the box", 13, 13),
     ]
+
+
+DOCUMENTED_IMPLEMENTATION = """\
+export function firstValue<T>(source: Source<T>, fallback: T): Promise<T>;
+export function firstValue<T>(source: Source<T>): Promise<T>;
+
+/**
+ * Converts a source to a promise that resolves with its first value.
+ */
+export function firstValue<T>(source: Source<T>, fallback?: T): Promise<T> {
+  return source.first(fallback);
+}
+"""
+
+
+def test_a_function_documented_below_its_overloads_is_them_and_it() -> None:
+    # The chunker's one unit for the name, overloads and implementation, is the function.
+    stripped, (query,) = strip_docs(DOCUMENTED_IMPLEMENTATION, "src/first.ts", "typescript")
+    assert (query.start_line, query.def_line, query.end_line) == (1, 4, 6)
+    words = lambda texts: [len(text.split()) for text in texts]  # noqa: E731
+    (unit,) = chunk_file(stripped, "typescript", max_tokens=500, count_tokens=words)
+    assert (unit.symbol, unit.start_line, unit.end_line) == ("firstValue", 1, 6)
+    assert is_hit(TIGHT, query, "src/first.ts", unit.start_line, unit.end_line, unit.text)
