@@ -384,14 +384,9 @@ def main() -> None:
 
 
 def _stdlib_held_out() -> Path:
-    from stdlib_corpus import stdlib_copy
+    from stdlib_corpus import stdlib_held_out
 
-    from embedstore.tuning.run import TuneReport, copy_held_out
-
-    dest = WORK / "stdlib-held"
-    if not dest.exists():
-        copy_held_out([stdlib_copy(BENCH / "work" / "Lib")], dest, TuneReport("", ""))
-    return dest / "0-Lib"
+    return stdlib_held_out(WORK / "stdlib-held", BENCH / "work" / "Lib")
 
 
 if __name__ == "__main__":

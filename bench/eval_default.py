@@ -1,16 +1,22 @@
 """The default encoder before and after a new adapter (issues 20, 29), per language.
 
-    python bench/eval_default.py score LABEL [--model SPEC] [--groups python typescript go rust]
+    python bench/eval_default.py score LABEL [--model SPEC] [--work DIR]
+        [--groups python typescript go rust stdlib]
     python bench/eval_default.py report BEFORE AFTER [--speed]
     python bench/eval_default.py compare BEFORE AFTER --out NAME
 
-`score`: `embedstore eval --strict` (flat index, doc-comment queries, hybrid and dense) with
-the model SPEC (default: the shipped default) of the 12 Python validation packages
-(`python ../shared/eval/fetch_repos.py DIR`, --validation) and of each language's
-validation-multi repositories pooled (bench/eval_languages.py's groups); each query's rank
-goes to bench/work/default-eval/LABEL/<group>.jsonl. A candidate adapter is scored before
-it is shipped through the merged folder bench/train_default.py writes (the stock weights
-plus the adapter, as embedstore loads the default).
+`score`: `embedstore eval --strict` (flat index, doc-comment queries; hybrid, dense,
+lexical and the whole-definition dense baseline) with the model SPEC (default: the
+shipped default) of the 12 Python validation packages (`python
+../shared/eval/fetch_repos.py DIR`, --validation), of each language's validation-multi
+repositories pooled (bench/eval_languages.py's groups) and of the held-out fifth of the
+standard library's files (`stdlib`, the set a search change is tuned on); each
+query's rank goes to bench/work/default-eval/LABEL/<group>.jsonl. `--work DIR` keeps the
+stripped copies and their collections there, so that a second run encodes only what it
+embeds differently (give each state of the code its own DIR to score it again for free).
+A candidate adapter is scored before it is shipped through the merged folder
+bench/train_default.py writes (the stock weights plus the adapter, as embedstore loads the
+default).
 `report`: MRR@10 per group and mode for two labels, the difference with a paired bootstrap
 95% CI over the queries both runs asked, the held-out stdlib figures of
 bench/results/train_default.json, and with --speed the encoding speed of both models;
@@ -32,36 +38,42 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_languages import GROUPS as LANGUAGE_GROUPS
-from stdlib_corpus import stdlib_copy
+from stdlib_corpus import stdlib_copy, stdlib_held_out
 
 from embedstore.encoders.registry import DEFAULT_ENCODER, canonical_spec, load_encoder
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.metrics import CUTOFF
-from embedstore.evaluation.runner import run_eval
+from embedstore.evaluation.runner import BASELINE, run_eval
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results"
 WORK = BENCH / "work" / "default-eval"
-MODES = ("hybrid", "dense")
-GROUPS = ("python", "typescript", "go", "rust")
+MODES = ("hybrid", "dense", "lexical")
+# The simple baseline row: dense over whole definitions (embedstore.evaluation.baseline).
+REPORTED = (*MODES, BASELINE)
+GROUPS = ("python", "typescript", "go", "rust", "stdlib")
 
 
 def repositories(group: str, validation: Path) -> list[Path]:
-    """Python: all the validation packages; another language: its validation-multi ones."""
+    """Python: all the validation packages; stdlib: its held-out files; another language:
+    its validation-multi ones."""
     if group == "python":
         return sorted(p for p in validation.iterdir() if p.is_dir())
+    if group == "stdlib":
+        return [stdlib_held_out(BENCH / "work" / "stdlib-held", BENCH / "work" / "Lib")]
     return LANGUAGE_GROUPS[group]
 
 
-def score(label: str, model: str, groups: Sequence[str], validation: Path) -> None:
+def score(label: str, model: str, groups: Sequence[str], validation: Path,
+          work: Path | None) -> None:
     spec = canonical_spec(model)
     (WORK / label).mkdir(parents=True, exist_ok=True)
     (WORK / label / "model.txt").write_text(spec + "\n")
     for group in groups:
         began = time.perf_counter()
         run_eval(repositories(group, validation), encoder=spec, modes=MODES,
-                 index_kinds=("flat",), strict=True, baseline=False,
-                 per_query=WORK / label / f"{group}.jsonl")
+                 index_kinds=("flat",), strict=True, baseline=True,
+                 per_query=WORK / label / f"{group}.jsonl", work=work)
         print(f"{label} {group}: {time.perf_counter() - began:.0f} s", flush=True)
 
 
@@ -103,7 +115,7 @@ def _changes(before: str, after: str) -> list[dict[str, Any]]:
         if not (old_path.exists() and new_path.exists()):
             continue
         old, new = _ranks(old_path), _ranks(new_path)
-        for mode in MODES:
+        for mode in [m for m in REPORTED if m in old and m in new]:
             shared = sorted(old[mode].keys() & new[mode].keys())
             rows.append({"group": group, "mode": mode, "queries": len(shared),
                          **_paired([old[mode][k] for k in shared],
@@ -216,6 +228,7 @@ def main() -> None:
     scoring.add_argument("--model", default=DEFAULT_ENCODER)
     scoring.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS))
     scoring.add_argument("--validation", type=Path, default=Path("/work/data/val"))
+    scoring.add_argument("--work", type=Path, help="keep collections here between runs")
     reporting = sub.add_parser("report")
     reporting.add_argument("before")
     reporting.add_argument("after")
@@ -226,7 +239,7 @@ def main() -> None:
     comparing.add_argument("--out", required=True, help="bench/results/OUT.{md,json}")
     args = parser.parse_args()
     if args.command == "score":
-        score(args.label, args.model, args.groups, args.validation)
+        score(args.label, args.model, args.groups, args.validation, args.work)
     elif args.command == "compare":
         compare(args.before, args.after, args.out)
     else:

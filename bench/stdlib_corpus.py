@@ -9,6 +9,16 @@ from pathlib import Path
 TEST_FOLDERS = ("test", "tests", "idle_test", "site-packages", "__pycache__")
 
 
+def stdlib_held_out(dest: Path, lib: Path) -> Path:
+    """The fifth of ``stdlib_copy(lib)``'s files that training never sees (``tune``'s split),
+    copied to ``dest`` once; the repository folder inside it."""
+    from embedstore.tuning.run import TuneReport, copy_held_out
+
+    if not dest.exists():
+        copy_held_out([stdlib_copy(lib)], dest, TuneReport("", ""))
+    return dest / "0-Lib"
+
+
 def stdlib_copy(dest: Path) -> Path:
     """Copy Lib/ (tests excluded) to ``dest`` once; reuse it on later runs."""
     if not dest.exists():
