@@ -3,7 +3,7 @@
     python bench/eval_default.py score LABEL [--model SPEC] [--work DIR]
         [--groups python typescript go rust stdlib]
     python bench/eval_default.py report BEFORE AFTER [--speed]
-    python bench/eval_default.py compare BEFORE AFTER --out NAME
+    python bench/eval_default.py compare BEFORE AFTER --out NAME [--note TEXT]
 
 `score`: `embedstore eval --strict` (flat index, doc-comment queries; hybrid, dense,
 lexical and the whole-definition dense baseline) with the model SPEC (default: the
@@ -136,7 +136,7 @@ def _line(cells: Sequence[object], gain: Sequence[float]) -> str:
     return "| " + " | ".join(map(str, cells)) + f" | {d:+.1f} [{lo:+.1f}, {hi:+.1f}] |"
 
 
-def compare(before: str, after: str, out: str) -> None:
+def compare(before: str, after: str, out: str, note: str = "") -> None:
     """Two runs of the same encoder on different code: each group's change, and how
     ``after``'s hybrid stands against its dense, pooled and per repository; writes
     bench/results/OUT.{md,json}."""
@@ -158,7 +158,7 @@ def compare(before: str, after: str, out: str) -> None:
              f"`python bench/eval_default.py compare {before} {after} --out {out}` after "
              "`score` of each (same encoder, the code changed); `embedstore eval --strict`, "
              "flat index, 2-core CPU shared with other jobs. MRR@10 in points; Δ with a paired "
-             "bootstrap 95% CI over the queries both asked.", "",
+             "bootstrap 95% CI over the queries both asked.", "", *([note, ""] if note else []),
              "| set | mode | before | after | Δ [95% CI] |", "|---|---|---|---|---|"]
     lines += [_line([r["group"], r["mode"], f"{r['before']:.1f}", f"{r['after']:.1f}"],
                     r["gain_ci"]) for r in rows]
@@ -237,11 +237,12 @@ def main() -> None:
     comparing.add_argument("before")
     comparing.add_argument("after")
     comparing.add_argument("--out", required=True, help="bench/results/OUT.{md,json}")
+    comparing.add_argument("--note", default="", help="a paragraph on how the runs were made")
     args = parser.parse_args()
     if args.command == "score":
         score(args.label, args.model, args.groups, args.validation, args.work)
     elif args.command == "compare":
-        compare(args.before, args.after, args.out)
+        compare(args.before, args.after, args.out, args.note)
     else:
         report(args.before, args.after, args.speed)
 
