@@ -182,11 +182,16 @@ def _is_overload_of(
     node: ast.AST | None, name: str
 ) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
     """Whether ``node`` is an `@overload` (`@typing.overload`) stub of ``name``."""
-    return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name and any(
-        (d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else "")
-        == "overload"
-        for d in node.decorator_list
-    )
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name != name:
+        return False
+    return any(_last_name(decorator) == "overload" for decorator in node.decorator_list)
+
+
+def _last_name(node: ast.expr) -> str:
+    """`overload` for both `overload` and `typing.overload`; "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def _strip(text: str, rel_path: str, picked: list[_Target]) -> tuple[str, list[EvalQuery]]:

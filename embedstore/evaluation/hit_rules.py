@@ -5,10 +5,9 @@
   starts at the definition: at its first decorator or attribute line (at its first
   overload signature or `@overload` stub right above it, which declare the same
   function), or above it by comment and blank lines only (the comments the chunker
-  keeps with a definition). An
-  enclosing class outline or module unit, or a run of small definitions merged after
-  another one, holds the `def` line too, but a reader asking for the method has to look
-  for it there. A piece of a split function that starts at it counts.
+  keeps with a definition). An enclosing class outline or module unit holds the `def`
+  line too, but a reader asking for the method has to look for it there. A piece of a
+  split function that starts at it counts.
 - ``contains`` (the strict rule before issue 33): the result's lines hold the `def` line.
 - ``overlap`` (``eval`` without ``--strict``): the result's lines overlap the definition's.
 """
