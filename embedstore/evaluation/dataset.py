@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 
+from embedstore.evaluation.completion_cases.python import is_overload_stub
 from embedstore.evaluation.doc_comments import DOC_STYLES, documented_functions
 from embedstore.ingest.sources import walk_sources
 
@@ -181,17 +182,9 @@ def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 def _is_overload_of(
     node: ast.AST | None, name: str
 ) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """Whether ``node`` is an `@overload` (`@typing.overload`) stub of ``name``."""
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name != name:
-        return False
-    return any(_last_name(decorator) == "overload" for decorator in node.decorator_list)
-
-
-def _last_name(node: ast.expr) -> str:
-    """`overload` for both `overload` and `typing.overload`; "" for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    return node.attr if isinstance(node, ast.Attribute) else ""
+    """Whether ``node`` is an `@overload` stub of ``name``."""
+    return (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
+            and is_overload_stub(node))
 
 
 def _strip(text: str, rel_path: str, picked: list[_Target]) -> tuple[str, list[EvalQuery]]:

@@ -139,10 +139,8 @@ class _Reader:
         node = outer.prev_named_sibling
         while node is not None:
             if node.type not in self.grammar.leading:
-                inner = self._inner(node)
-                named = inner.child_by_field_name("name")
-                same = named is not None and _text(named) == name
-                if not same or inner.type not in self.grammar.signatures:
+                inner, named = self._declared(node)
+                if named != name or inner.type not in self.grammar.signatures:
                     break
                 first = node.start_point.row
             node = node.prev_named_sibling
@@ -171,9 +169,8 @@ class _Reader:
         node = self._outer(signature).next_named_sibling
         while node is not None:
             if node.type not in self.grammar.leading:
-                inner = self._inner(node)
-                named = inner.child_by_field_name("name")
-                if named is None or _text(named) != name or inner.type not in self.definitions:
+                inner, named = self._declared(node)
+                if named != name or inner.type not in self.definitions:
                     return False
                 if inner.type in self.functions:
                     return True
@@ -185,6 +182,12 @@ class _Reader:
         while node.parent is not None and node.parent.type in self.grammar.wrappers:
             node = node.parent
         return node
+
+    def _declared(self, node: Node) -> tuple[Node, str | None]:
+        """The declaration inside ``node``'s wrappers, and the name it declares."""
+        inner = self._inner(node)
+        named = inner.child_by_field_name("name")
+        return inner, None if named is None else _text(named)
 
     def _inner(self, node: Node) -> Node:
         """The declaration inside the wrappers ``node`` may be."""

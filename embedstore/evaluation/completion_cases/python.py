@@ -136,7 +136,7 @@ def _defined(path: str, stmt: ast.stmt, owner: str | None) -> list[tuple[str, De
     """The names ``stmt`` defines in its module (``owner`` None) or in class ``owner``."""
     prefix = f"{owner}." if owner else ""
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-        if any(_named(d, "overload") for d in stmt.decorator_list):
+        if is_overload_stub(stmt):
             return []  # a declaration for type checkers: the implementation below is the def
         kind = "method" if owner else "function"
         return [(stmt.name, Definition(path, stmt.lineno, prefix + stmt.name, kind))]
@@ -156,6 +156,11 @@ def _defined(path: str, stmt: ast.stmt, owner: str | None) -> list[tuple[str, De
     else:
         return []
     return [(t.id, Definition(path, stmt.lineno, prefix + t.id, "constant")) for t in targets]
+
+
+def is_overload_stub(stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function is an `@overload` (`@typing.overload`) stub: a declaration."""
+    return any(_named(d, "overload") for d in stmt.decorator_list)
 
 
 def _named(node: ast.expr, name: str) -> bool:
