@@ -254,3 +254,14 @@ def is_private_member(name: str, declaration: str, language: str) -> bool:
         return False
     before = declaration.split(name, 1)[0]
     return _PRIVATE.search(before) is not None
+
+
+# Languages whose attributes and annotations above a definition say little of how to call it
+# (`#[inline]`, `#[must_use]`, `@Override`): a signature in an outline starts below them.
+# Python's decorators stay (`@property`, `@classmethod` say how it is called).
+_CALL_NEUTRAL_ANNOTATIONS = frozenset({"rust", "java"})
+
+
+def outline_skips_annotations(language: str) -> bool:
+    """Whether an outline shows ``language``'s definitions from the line naming them."""
+    return language in _CALL_NEUTRAL_ANNOTATIONS

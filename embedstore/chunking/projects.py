@@ -199,8 +199,9 @@ def _string_end(text: str, start: int) -> int:
 
 
 # `[section]` and `key = "value"` lines: all a crate's name and library root take (Python
-# 3.10 has no TOML reader, and this needs none).
-_TOML_SECTION = re.compile(r"\[([\w.-]+)\]")
+# 3.10 has no TOML reader, and this needs none). An array of tables (`[[example]]`) is a
+# section too, kept apart from `[example]`: its `name` is an example's, not the crate's.
+_TOML_SECTION = re.compile(r"\[\[?[\w.-]+\]\]?")
 _TOML_STRING = re.compile(r"""([\w-]+)[ \t]*=[ \t]*["']([^"']*)["']""")
 
 
@@ -211,13 +212,13 @@ def read_cargo_toml(folder: str, text: str) -> RustCrate | None:
     for line in text.split("\n"):
         line = line.strip()
         if heading := _TOML_SECTION.match(line):
-            section = heading.group(1)
+            section = heading.group()
         elif pair := _TOML_STRING.match(line):
             values.setdefault((section, pair.group(1)), pair.group(2))
-    name = values.get(("lib", "name")) or values.get(("package", "name"))
+    name = values.get(("[lib]", "name")) or values.get(("[package]", "name"))
     if not name:
         return None
-    root = values.get(("lib", "path"), "src/lib.rs")
+    root = values.get(("[lib]", "path"), "src/lib.rs")
     return RustCrate(name.replace("-", "_"), _collection_path(folder, posixpath.dirname(root)))
 
 

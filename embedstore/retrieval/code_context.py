@@ -53,6 +53,7 @@ from embedstore.languages import (
     detect_language,
     is_private_member,
     line_comment,
+    outline_skips_annotations,
     tested_file_name,
 )
 from embedstore.retrieval.context import (
@@ -708,6 +709,11 @@ def _header_number(lines: dict[int, str], row: DefinitionRow) -> int:
     return row.start_line
 
 
+def _signature_start(lines: dict[int, str], row: DefinitionRow) -> int:
+    return _header_number(lines, row) if outline_skips_annotations(row.language) \
+        else row.start_line
+
+
 # ---- packing ---------------------------------------------------------------------------------
 
 
@@ -916,8 +922,8 @@ def _outline(collection: Collection, cand: Candidate, *, with_doc: bool) -> list
     one piece each."""
     pieces = [_owner_header(collection, cand.row) + _signature(collection, cand.row,
                                                                with_doc=with_doc)]
-    for member in cand.members[:MAX_MEMBERS]:
-        pieces.append(list(range(member.start_line, member.signature_end_line + 1)))
+    pieces.extend(_signature(collection, member, with_doc=False)
+                  for member in cand.members[:MAX_MEMBERS])
     return pieces
 
 
@@ -927,14 +933,19 @@ def _owner_header(collection: Collection, row: DefinitionRow) -> list[int]:
         return []
     for other in _definitions_in(collection, [row.path]):
         if other.qualname == owner and other.start_line < row.start_line <= other.end_line:
-            return list(range(other.start_line, other.signature_end_line + 1))
+            first = _signature_start(_lines(collection, row.path), other)
+            return list(range(first, other.signature_end_line + 1))
     return []
 
 
 def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) -> list[int]:
-    lines = list(range(row.start_line, max(row.signature_end_line, row.start_line) + 1))
+    """The signature's lines and the docstring's first line; from the line naming the
+    definition where the language's annotations say little (a third of a Rust crate's
+    member lines are `#[inline]`, `#[must_use]`...)."""
+    text = _lines(collection, row.path)
+    first = _signature_start(text, row)
+    lines = list(range(first, max(row.signature_end_line, first) + 1))
     if row.doc and with_doc:
-        text = _lines(collection, row.path)
         probe = row.doc[:20]
         for n in range(row.signature_end_line + 1, row.signature_end_line + 1 + DOC_LOOKAHEAD):
             if n > row.end_line:

@@ -59,6 +59,15 @@ def test_cargo_toml_names_the_library_crate() -> None:
     assert read_cargo_toml("", "not = [toml") is None
 
 
+def test_an_example_or_binary_table_does_not_rename_the_crate() -> None:
+    # clap's published Cargo.toml: `[lib]` then `[[example]]` tables, each with a name and
+    # a path; the crate that examples/ `use` is still clap's, rooted at src/.
+    text = ('[package]\nname = "clap"\n\n[lib]\nbench = false\n\n'
+            '[[example]]\nname = "demo"\npath = "examples/demo.rs"\n\n'
+            '[[bin]]\nname = "stdio-fixture"\n')
+    assert read_cargo_toml("", text) == RustCrate("clap", "src")
+
+
 def test_resolution_with_a_project() -> None:
     project = read_project("app", {
         "go.mod": "module example.com/m\n",

@@ -96,6 +96,44 @@ def test_a_rust_types_methods_come_with_it(tmp_path: Path, fake_encoder: FakeEnc
     assert "pub fn new(side: f64)" not in text
 
 
+def test_a_rust_outline_shows_a_signature_from_its_name_not_its_attributes(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # clap's builder: nearly every method has `#[must_use]` or `#[inline]` above it, which
+    # says nothing of how to call it; a budget spent on them lists half as many methods.
+    methods = "".join(f"    #[must_use]\n    #[inline]\n    pub fn step_{i}(mut self) -> Self {{\n"
+                      "        self\n    }\n\n" for i in range(12))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "cli"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod builder;\n",
+        "src/builder.rs": f"#[derive(Debug, Clone)]\npub struct Builder {{\n    n: u32,\n}}\n\n"
+                          f"impl Builder {{\n{methods}}}\n",
+    })
+    code = "use crate::builder::Builder;\n\nfn build(b: Builder) -> Builder {\n    b."
+    text = context(collection, code, "src/main.rs", max_tokens=100)
+    assert "pub struct Builder {" in text and "pub fn step_10(mut self) -> Self {" in text
+    assert "#[must_use]" not in text and "#[inline]" not in text and "#[derive" not in text
+
+
+def test_a_crates_examples_use_it_by_name_past_its_example_tables(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # clap's published Cargo.toml lists its examples as `[[example]]` tables, each with a
+    # `name`: the crate that examples/ `use` is still `clap`.
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "clap"\n\n[lib]\nbench = false\n\n'
+                      '[[example]]\nname = "demo"\npath = "examples/demo.rs"\n',
+        "src/lib.rs": "pub mod builder;\npub use crate::builder::Command;\n",
+        "src/builder/mod.rs": "mod command;\npub use command::Command;\n",
+        "src/builder/command.rs": "pub struct Command {\n    name: String,\n}\n\nimpl Command {\n"
+                                  "    pub fn new(name: &str) -> Self {\n"
+                                  "        Command { name: name.to_string() }\n    }\n}\n",
+    })
+    code = "use clap::Command;\n\nfn main() {\n    let cmd = "
+    text = context(collection, code, "examples/demo.rs")
+    assert "pub fn new(name: &str) -> Self {" in text
+
+
 def test_a_traits_methods_are_its_members(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
     code = "use crate::shape::Shape;\n\nfn describe(s: &dyn Shape) -> f64 {\n    s."
     candidates = code_context._structural(rust_crate(tmp_path), code, "", "src/report.rs", "rust")
