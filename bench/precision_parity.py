@@ -4,8 +4,8 @@
 
 Runs `embedstore eval` over the validation packages (../shared/eval/fetch_repos.py)
 twice, with EMBEDSTORE_PRECISION=fp32 and =auto (bf16 on CPUs that have it),
-strict rule, dense and hybrid, exact index; then compares MRR@10 per query with
-a paired bootstrap CI. `--from DIR` summarises the per-query files of an earlier
+the tight rule (`eval --strict`), dense and hybrid, exact index; then compares MRR@10 per
+query with a paired bootstrap CI. `--from DIR` summarises the per-query files of an earlier
 run (pq-fp32.jsonl, pq-auto.jsonl, eval-*.json) instead of running eval.
 Writes bench/results/precision_parity.{json,md}.
 """
@@ -67,9 +67,10 @@ def main() -> None:
     (out / "precision_parity.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         "# Retrieval quality of the fast encoding path (bf16) against fp32", "",
-        "`embedstore eval` over the 12 validation packages, strict rule, exact index, run with "
-        "EMBEDSTORE_PRECISION=fp32 and =auto (bf16 here); MRR@10 in %, the difference as a "
-        "fraction with a paired bootstrap 95% CI (2000 resamples). Goal: within 0.005.", "",
+        "`embedstore eval` over the 12 validation packages, the tight rule (`eval --strict`), "
+        "exact index, run with EMBEDSTORE_PRECISION=fp32 and =auto (bf16 here); MRR@10 in %, "
+        "the difference as a fraction with a paired bootstrap 95% CI (2000 resamples). Goal: "
+        "within 0.005.", "",
         "| mode | queries | fp32 | auto (bf16) | auto - fp32 | 95% CI |",
         "|---|---|---|---|---|---|",
     ]
