@@ -682,7 +682,8 @@ def _unit_definition(collection: Collection, unit: db.UnitRow) -> DefinitionRow:
 
 def _already_in_prompt(collection: Collection, candidate: Candidate, prompt: set[str]) -> bool:
     """The definition's header is in the code already (an unknown path: the same file)."""
-    header = _header_line(_lines(collection, candidate.row.path), candidate.row)
+    row = candidate.row
+    header = _lines(collection, row.path).get(_naming_line(collection, row), "").strip()
     return len(header) > 8 and header in prompt
 
 
@@ -691,14 +692,25 @@ def _already_in_prompt(collection: Collection, candidate: Candidate, prompt: set
 _ANNOTATION = ("#[", "#![", "@")
 
 
-def _header_line(lines: dict[int, str], row: DefinitionRow) -> str:
-    """The line naming the definition (`pub struct Point {`), past its attributes and
-    decorators; failing one, its first line."""
-    return lines.get(_header_number(lines, row), "").strip()
+def _naming_line(collection: Collection, row: DefinitionRow) -> int:
+    """The number of the line naming the definition (`pub struct Point {`), past its
+    attributes and decorators; failing one, its first line. Kept per file: a type's outline
+    asks it of each of its members, on every answer."""
+    def find(conn: sqlite3.Connection, path: str) -> dict[tuple[int, str], int]:
+        text = _lines(collection, path)
+        return {(r.start_line, r.name): _header_number(text, r)
+                for r in _every_definition(collection, path)
+                if text.get(r.start_line, "").strip().startswith(_ANNOTATION)}
+
+    got = _of_file(collection, "naming lines", row.path, find)
+    assert isinstance(got, dict)
+    if (row.start_line, row.name) in got:
+        return int(got[(row.start_line, row.name)])
+    return _header_number(_lines(collection, row.path), row)
 
 
 def _header_number(lines: dict[int, str], row: DefinitionRow) -> int:
-    """The number of the line :func:`_header_line` reads."""
+    """:func:`_naming_line`, read from the file's lines."""
     if not lines.get(row.start_line, "").strip().startswith(_ANNOTATION):
         return row.start_line
     name = re.compile(rf"(?<![\w$]){re.escape(row.name)}(?![\w$])") if row.name else None
@@ -709,8 +721,9 @@ def _header_number(lines: dict[int, str], row: DefinitionRow) -> int:
     return row.start_line
 
 
-def _signature_start(lines: dict[int, str], row: DefinitionRow) -> int:
-    return _header_number(lines, row) if outline_skips_annotations(row.language) \
+def _signature_start(collection: Collection, row: DefinitionRow) -> int:
+    """Where an outline starts ``row``'s signature: past the annotations that say little."""
+    return _naming_line(collection, row) if outline_skips_annotations(row.language) \
         else row.start_line
 
 
@@ -933,7 +946,7 @@ def _owner_header(collection: Collection, row: DefinitionRow) -> list[int]:
         return []
     for other in _definitions_in(collection, [row.path]):
         if other.qualname == owner and other.start_line < row.start_line <= other.end_line:
-            first = _signature_start(_lines(collection, row.path), other)
+            first = _signature_start(collection, other)
             return list(range(first, other.signature_end_line + 1))
     return []
 
@@ -942,10 +955,10 @@ def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) ->
     """The signature's lines and the docstring's first line; from the line naming the
     definition where the language's annotations say little (a third of a Rust crate's
     member lines are `#[inline]`, `#[must_use]`...)."""
-    text = _lines(collection, row.path)
-    first = _signature_start(text, row)
+    first = _signature_start(collection, row)
     lines = list(range(first, max(row.signature_end_line, first) + 1))
     if row.doc and with_doc:
+        text = _lines(collection, row.path)
         probe = row.doc[:20]
         for n in range(row.signature_end_line + 1, row.signature_end_line + 1 + DOC_LOOKAHEAD):
             if n > row.end_line:
@@ -1057,7 +1070,7 @@ def _long_signatures(collection: Collection, path: str) -> dict[int, int]:
         text = _lines(collection, path)
         found = {}
         for row in _every_definition(collection, path):
-            first = _header_number(text, row)
+            first = _naming_line(collection, row)
             marks = (line_comment(row.language), "/*")
             named = not text.get(first, "").strip().startswith(_ANNOTATION)
             if named and first < row.signature_end_line and not any(
