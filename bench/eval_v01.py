@@ -1,11 +1,11 @@
-"""The "before" rows: embedstore 0.1's own search code on the study's corpora.
+"""The "before" rows: embedstore 0.1's own search code, as shipped, on the study's corpora.
 
-Runs the 0.1 code from a git worktree of commit 42fe2d4 (bench/work/v01,
-made with `git worktree add bench/work/v01 42fe2d4`) on the corpora that
-bench/retrieval_study.py built, with the very vectors of the study's
-collections (chunk texts are identical, so each vector is found by the hash
-of its text and nothing is encoded again). Writes per-query ranks (strict
-rule: the hit contains the def line) for each mode to bench/work/v01-ranks.json.
+Runs the 0.1 code from a git worktree of commit 42fe2d4 (bench/work/v01, made with
+`git worktree add bench/work/v01 42fe2d4`) on the corpora that bench/retrieval_study.py
+built, with 0.1's own default encoder (the stock all-MiniLM-L6-v2, whose vectors it
+encodes itself). Writes each query's top 10 for each mode to bench/work/v01-hits.json:
+path, lines and the text down to the query's `def` line, so that bench/eval_retrieval.py
+scores them with today's hit rules.
 
     python bench/eval_v01.py
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ BENCH = Path(__file__).resolve().parent
 WORKTREE = BENCH / "work" / "v01"
 TREE = BENCH / "work" / "v01-tree"
 STUDY = BENCH / "work" / "study"
+HITS = BENCH / "work" / "v01-hits.json"
 
 
 def package_tree() -> Path:
@@ -38,47 +38,29 @@ def package_tree() -> Path:
 
 def main() -> None:
     sys.path.insert(0, str(package_tree()))
-    from embedstore.ingest.indexer import (  # type: ignore[attr-defined]
-        IndexOptions,
-        index_folder,
-        parked_identity,
-        prepare_collection,
-    )
-    from embedstore.retrieval.search import search
-    from embedstore.store import db
+    # 0.1's module names: this runs the 0.1 tree, not today's package.
+    from embedstore.indexing import IndexOptions, index_folder  # type: ignore[import-not-found]
+    from embedstore.search import search  # type: ignore[import-not-found]
     from embedstore.store.store import Store
 
     store = Store(BENCH / "work" / "v01-store")
-    out: dict[str, dict[str, list[int | None]]] = {}
+    out: dict[str, dict[str, list[list[dict[str, object]]]]] = {}
     for queries_file in sorted((STUDY / "queries").glob("*.json")):
         name = queries_file.stem
         queries = json.loads(queries_file.read_text())
-        options = IndexOptions(name=name, index_kind="flat")
-        if not store.exists(name):
-            target, manifest, _ = prepare_collection(store, name, options)
-            with sqlite3.connect(STUDY / name / "store" / "with-header" / "meta.sqlite") as new:
-                rows = new.execute("SELECT text_hash, vector FROM chunks").fetchall()
-            with target.writing(), db.transaction(target.conn):
-                target.conn.executemany(
-                    "INSERT OR REPLACE INTO pending_vectors VALUES (?, ?)", rows
-                )
-                db.set_meta(target.conn, "pending_for",
-                            parked_identity(manifest.encoder, manifest.pooling))
-        report = index_folder(store, STUDY / name / "corpus", options)
-        print(name, "encoded", report.chunks_encoded, "reused", report.chunks_reused, flush=True)
+        report = index_folder(store, STUDY / name / "corpus", IndexOptions(name=name,
+                                                                           index_kind="flat"))
+        print(name, "encoded", report.chunks_encoded, flush=True)
         collection = store.open(name)
         out[name] = {}
         for mode in ("hybrid", "dense", "lexical"):
-            ranks: list[int | None] = []
-            for q in queries:
-                hits = search(collection, q["query"], 10, mode=mode)
-                ranks.append(next(
-                    (r for r, h in enumerate(hits, start=1)
-                     if h.path == q["path"] and h.start_line <= q["def_line"] <= h.end_line),
-                    None,
-                ))
-            out[name][mode] = ranks
-    (BENCH / "work" / "v01-ranks.json").write_text(json.dumps(out))
+            out[name][mode] = [
+                [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line,
+                  "head": "\n".join(h.text.split("\n")[: max(1, q["def_line"] - h.start_line + 1)])}
+                 for h in search(collection, q["query"], 10, mode=mode)]
+                for q in queries
+            ]
+    HITS.write_text(json.dumps(out))
 
 
 if __name__ == "__main__":

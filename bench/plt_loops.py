@@ -7,7 +7,8 @@ training part and a held-out part, so no evaluated function is trained on.
 Every model has the same size, data, seed and number of steps; only R
 differs. Each is distilled from all-MiniLM-L6-v2 on chunks (and docstring ->
 code pairs) of the training part, then scored on docstring -> code retrieval
-over the held-out part (MRR@10, Recall@10, dense search, exact index), with
+over the held-out part (MRR@10, Recall@10, dense search, exact index, `eval --strict`'s
+tight rule: a hit is the function itself), with
 time per training step, encoding chunks/s and the per-loop diagnostics.
 Results go to bench/results/plt_loops.{md,json}; models to bench/work/plt/.
 A re-run resumes finished or interrupted models from their checkpoints.
@@ -86,9 +87,8 @@ def split_corpus(lib: Path, train_files: int, held_out_files: int) -> tuple[Path
 
 
 def retrieval(held_out: Path, encoder: str | None, max_queries: int) -> dict[str, Any]:
-    report = run_eval(
-        held_out, encoder=encoder, max_queries=max_queries, modes=("dense",), index_kinds=("flat",)
-    )
+    report = run_eval(held_out, encoder=encoder, max_queries=max_queries, modes=("dense",),
+                      index_kinds=("flat",), strict=True)
     return {"queries": report.queries, "chunks": report.chunks, **report.rows[0].metrics}
 
 
@@ -156,8 +156,9 @@ def main() -> None:
     }
     print(f"teacher on held-out ({time.perf_counter() - began:.0f}s)", flush=True)
     teacher = load_encoder(base.teacher)
+    results["teacher_name"] = base.teacher.rsplit("/", 1)[-1]
     results["teacher"] = {
-        **retrieval(held_out, None, args.max_queries),
+        **retrieval(held_out, base.teacher, args.max_queries),
         "encode_chunks_per_s": encode_speed(teacher.encode, sample),
     }
     print(f"  {results['teacher']}", flush=True)
@@ -218,12 +219,14 @@ def markdown(results: dict[str, Any]) -> str:
         f"Machine: {results['machine']}. Same model size, data, seed and steps for every R; "
         f"{results['train_texts']:,} training texts ({results['train_pairs']:,} docstring/code "
         f"pairs); held-out docstring -> code retrieval, {teacher['queries']} queries over "
-        f"{teacher['chunks']:,} chunks, dense search, exact index. Arguments: `{results['args']}`.",
+        f"{teacher['chunks']:,} chunks, dense search, exact index, tight rule (a hit is the "
+        f"function itself, as `eval --strict`). Arguments: `{results['args']}`.",
         "",
         "| model | MRR@10 | Recall@10 (± 1 s.e.) | s/step | encode chunks/s | final loss | "
         "KV bytes at max tokens (shared / sequential) |",
         "|---|---|---|---|---|---|---|",
-        f"| teacher all-MiniLM-L6-v2 | {teacher['mrr@10']:.1f} | {teacher['recall@10']:.1f} "
+        f"| teacher {results['teacher_name']} | {teacher['mrr@10']:.1f} "
+        f"| {teacher['recall@10']:.1f} "
         f"(± {recall_error(teacher['recall@10'], teacher['queries']):.1f}) | — "
         f"| {teacher['encode_chunks_per_s']:.0f} | — | — |",
     ]
