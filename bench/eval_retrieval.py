@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stdlib_corpus import stdlib_copy
 
+from embedstore.encoders.registry import DEFAULT_ENCODER
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
 from embedstore.evaluation.dataset import EvalQuery
 from embedstore.evaluation.hit_rules import CONTAINS, TIGHT, is_hit
@@ -124,7 +125,7 @@ def main() -> None:
         "is the function itself, embedstore.evaluation.hit_rules), contains rule beside it; flat "
         "index; MRR in points. \"v0.1\" = embedstore 0.1 as shipped (its own search code and "
         "default encoder, the stock all-MiniLM-L6-v2) on the same corpora (bench/eval_v01.py); "
-        "\"new\" = today's default encoder through "
+        f"\"new\" = the default encoder ({DEFAULT_ENCODER}) through "
         "`embedstore eval`; \"whole-definition dense\" = one vector per whole definition, no "
         "splitting, no BM25. MRR split/whole = on queries whose function the chunker split / kept "
         "whole. CIs: paired bootstrap, 2,000 resamples.\n\n"
