@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stdlib_corpus import stdlib_copy
@@ -41,19 +42,19 @@ def evaluate(label: str, repos: list[Path]) -> tuple[EvalReport, list[dict[str, 
     return report, lines
 
 
-def v01_ranks(name: str, hits: list[list[dict[str, object]]], rule: str) -> list[int | None]:
+def v01_ranks(name: str, hits: list[list[dict[str, Any]]], rule: str) -> list[int | None]:
     """Each query's rank of its first hit under ``rule`` in 0.1's top 10."""
     queries = json.loads((WORK / "queries" / f"{name}.json").read_text())
     return [
         next((r for r, h in enumerate(top, start=1)
-              if is_hit(rule, EvalQuery(**q), str(h["path"]), int(h["start_line"]),  # type: ignore[call-overload]
-                        int(h["end_line"]), str(h["head"]))), None)  # type: ignore[call-overload]
+              if is_hit(rule, EvalQuery(**q), h["path"], h["start_line"], h["end_line"],
+                        h["head"])), None)
         for q, top in zip(queries, hits, strict=True)
     ]
 
 
 def table(label: str, report: EvalReport, lines: list[dict[str, object]],
-          before: dict[str, dict[str, list[list[dict[str, object]]]]]
+          before: dict[str, dict[str, list[list[dict[str, Any]]]]]
           ) -> tuple[str, dict[str, object]]:
     scope = POOLED if len(report.repos) > 1 else None
     rows = [r for r in report.rows if scope is None or r.repo == scope]
