@@ -35,9 +35,10 @@ import torch
 from sentence_transformers import SentenceTransformer
 from stdlib_corpus import stdlib_copy
 
+from embedstore.encoders.adapter import merge_adapter
 from embedstore.encoders.onnx_export import ensure_exported
 from embedstore.encoders.onnx_model import load_exported
-from embedstore.encoders.registry import DEFAULT_ENCODER, bundled_source, load_encoder
+from embedstore.encoders.registry import DEFAULT_ENCODER, load_encoder, model_source
 from embedstore.encoders.streams import ENV as STREAMS_ENV
 from embedstore.ingest.indexer import IndexOptions, index_folder, text_hash
 from embedstore.store.store import Store
@@ -84,8 +85,10 @@ def main() -> None:
     texts = embedded_texts(store_dir / "stdlib" / "meta.sqlite")
 
     # 2. Naive on the same texts.
-    folder, _ = bundled_source(DEFAULT_ENCODER) or (DEFAULT_ENCODER, None)
-    naive = SentenceTransformer(folder, device="cpu")
+    source = model_source(DEFAULT_ENCODER)
+    naive = SentenceTransformer(source.source, device="cpu")
+    if source.adapter is not None:  # the weights embedstore encodes with, base plus adapter
+        merge_adapter(naive[0], source.adapter)
     random.seed(0)
     sample = random.sample(texts, min(args.sample, len(texts)))
     naive_texts = texts if args.naive_all else sample
