@@ -42,13 +42,12 @@ def evaluate(label: str, repos: list[Path]) -> tuple[EvalReport, list[dict[str, 
     return report, lines
 
 
-def v01_ranks(name: str, hits: list[list[dict[str, Any]]], rule: str) -> list[int | None]:
+def v01_ranks(queries: list[EvalQuery], hits: list[list[dict[str, Any]]],
+              rule: str) -> list[int | None]:
     """Each query's rank of its first hit under ``rule`` in 0.1's top 10."""
-    queries = json.loads((WORK / "queries" / f"{name}.json").read_text())
     return [
         next((r for r, h in enumerate(top, start=1)
-              if is_hit(rule, EvalQuery(**q), h["path"], h["start_line"], h["end_line"],
-                        h["head"])), None)
+              if is_hit(rule, q, h["path"], h["start_line"], h["end_line"], h["head"])), None)
         for q, top in zip(queries, hits, strict=True)
     ]
 
@@ -71,11 +70,16 @@ def table(label: str, report: EvalReport, lines: list[dict[str, object]],
     ]
     data: dict[str, object] = {}
     names = list(dict.fromkeys(str(x["repo"]) for x in default))
+    queries: dict[str, list[EvalQuery]] = {}  # read once: both rules score every mode
+    if before and all(n in before for n in names):
+        queries = {n: [EvalQuery(**q)
+                       for q in json.loads((WORK / "queries" / f"{n}.json").read_text())]
+                   for n in names}
     for mode in ("hybrid", "dense", "lexical"):
-        if not before or any(n not in before for n in names):
+        if not queries:
             break
-        ranks = [r for n in names for r in v01_ranks(n, before[n][mode], TIGHT)]
-        contains = [r for n in names for r in v01_ranks(n, before[n][mode], CONTAINS)]
+        ranks = [r for n in names for r in v01_ranks(queries[n], before[n][mode], TIGHT)]
+        contains = [r for n in names for r in v01_ranks(queries[n], before[n][mode], CONTAINS)]
         rr = reciprocal_ranks(ranks, CUTOFF)
         m = rank_metrics(ranks)
         m_contains = rank_metrics(contains)
