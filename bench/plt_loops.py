@@ -156,7 +156,6 @@ def main() -> None:
     }
     print(f"teacher on held-out ({time.perf_counter() - began:.0f}s)", flush=True)
     teacher = load_encoder(base.teacher)
-    results["teacher_name"] = base.teacher.rsplit("/", 1)[-1]
     results["teacher"] = {
         **retrieval(held_out, base.teacher, args.max_queries),
         "encode_chunks_per_s": encode_speed(teacher.encode, sample),
@@ -213,6 +212,7 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
 
 def markdown(results: dict[str, Any]) -> str:
     teacher = results["teacher"]
+    teacher_name = results["train_config"]["teacher"].rsplit("/", 1)[-1]
     lines = [
         "# PLT loops R = 1..4: distilled on the standard library, scored on held-out files",
         "",
@@ -225,7 +225,7 @@ def markdown(results: dict[str, Any]) -> str:
         "| model | MRR@10 | Recall@10 (± 1 s.e.) | s/step | encode chunks/s | final loss | "
         "KV bytes at max tokens (shared / sequential) |",
         "|---|---|---|---|---|---|---|",
-        f"| teacher {results['teacher_name']} | {teacher['mrr@10']:.1f} "
+        f"| teacher {teacher_name} | {teacher['mrr@10']:.1f} "
         f"| {teacher['recall@10']:.1f} "
         f"(± {recall_error(teacher['recall@10'], teacher['queries']):.1f}) | — "
         f"| {teacher['encode_chunks_per_s']:.0f} | — | — |",
