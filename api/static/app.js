@@ -409,6 +409,10 @@ function showURLState() {
 // The page as its URL says, once the collections are known (a failed listing offers a Retry).
 const startPage = () => {
   collectionsListed = loadCollections();
-  collectionsListed.then((listed) => { if (listed) showURLState(); });
+  // A query typed while the listing was on its way stays: only a URL that holds a state
+  // (a shared link, Back) replaces what the form shows.
+  collectionsListed.then((listed) => {
+    if (listed && (window.location.search || !$("query").value.trim())) showURLState();
+  });
 };
 startPage();

@@ -116,3 +116,26 @@ def test_a_search_sent_before_the_collections_are_listed_runs_when_they_are(
             assert "collection=stdlib" in page.url
         finally:
             browser.close()
+
+
+def test_a_query_typed_while_the_collections_are_listed_is_kept(page_server: Server) -> None:
+    """Typing before the listing arrives: its arrival fills the picker, not the query box
+    (the map view's test flaked when a busy server answered between its fill and click)."""
+    from playwright.sync_api import Route, expect, sync_playwright
+
+    held: list[Route] = []
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            page = browser.new_page()
+            page.route("**/v1/collections", lambda route: held.append(route))
+            page.goto(page_server.url + "/")
+            page.fill("#query", "split a string using shell-like syntax")
+            assert len(held) == 1
+            held[0].continue_()
+            expect(page.locator("#collection option")).to_have_count(1)
+            expect(page.locator("#query")).to_have_value("split a string using shell-like syntax")
+            page.click("button[type=submit]")
+            expect(page.locator(".hit").first).to_be_visible()
+        finally:
+            browser.close()
