@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from embedstore.encoders import precision
 from embedstore.encoders.precision import PARITY, choose_precision
 from embedstore.encoders.registry import (
     DEFAULT_ENCODER,
@@ -85,6 +87,23 @@ def test_short_and_full_names_are_one_model() -> None:
 def test_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(EncoderLoadError, match="does not exist"):
         load_encoder(str(tmp_path / "nope"))
+
+
+@pytest.mark.parametrize(("slow", "chosen"), [("bf16", "fp32"), ("fp32", "bf16")])
+def test_auto_on_a_cpu_keeps_bf16_only_where_it_is_the_faster(
+    monkeypatch: pytest.MonkeyPatch, slow: str, chosen: str
+) -> None:
+    """A CPU with bf16 instructions can run them slower than fp32; auto times both."""
+    monkeypatch.setattr(precision, "candidate", lambda device: "bf16")
+    exact = np.eye(3, dtype=np.float32)
+
+    def encode(texts: list[str], name: str) -> np.ndarray:
+        if name == slow:
+            time.sleep(0.05)  # a sleep is never shorter than asked: the order cannot flip
+        return exact
+
+    assert choose_precision("cpu", encode, "auto") == chosen
+    assert choose_precision("cpu", encode, "bf16") == "bf16"  # asked for by name: kept
 
 
 def test_a_reduced_precision_failing_the_parity_check_falls_back_to_fp32() -> None:
