@@ -228,12 +228,28 @@ class _Walker:
         body = definition_body(inner, self.grammar)
         comments = self._comments_before(body) if body else []
         last_row = _signature_end(inner, body, comments)
-        head, header = signature(self.lines, inner.start_point.row + 1, last_row + 1)
+        head, header = self._signature(inner, last_row)
         children: tuple[Block, ...] = ()
         if inner.type in self.grammar.containers and body is not None:
             members = [*comments, *body.children]
             children = tuple(self.collect(members, symbol, kind in CLASS_KINDS))
         return Block(rows[0] + 1, rows[1] + 1, kind, symbol, header, head, children)
+
+    def _signature(self, inner: Node, last_row: int) -> tuple[int, str]:
+        """:func:`signature` of rows ``inner``..``last_row``, without the definition's own
+        type parameters (``<TData, TError = DefaultError>``, Go's ``[T any]``): they say how
+        it is typed, not what it is, yet a generic class's run over lines and head the
+        chunk of each of its members, where they outweighed a short method's own code."""
+        first = inner.start_point.row
+        rows = self.lines[first : last_row + 1]
+        # Right to left, so that a cut leaves the columns of those before it as they were.
+        for cut in sorted(_type_parameters(inner, last_row), key=lambda n: n.start_byte)[::-1]:
+            (top, left), (bottom, right) = cut.start_point, cut.end_point
+            kept = _encoded(rows[top - first])[:left] + _encoded(rows[bottom - first])[right:]
+            rows[top - first : bottom - first + 1] = [
+                kept.decode("utf-8", errors="replace"), *[""] * (bottom - top)]
+        head, text = signature(rows, 1, len(rows))
+        return first + head, text
 
     def _comments_before(self, body: Node) -> list[Node]:
         """Comments between a signature and its body.
@@ -317,6 +333,18 @@ def _inner_declarator(declarator: Node) -> Node | None:
         # C++ `T& f()` keeps its function declarator as an unnamed child.
         inner = next((c for c in declarator.named_children if "declarator" in c.type), None)
     return inner
+
+
+def _type_parameters(inner: Node, last_row: int) -> list[Node]:
+    """The type parameter lists of a definition's signature: its own, or (Go's `type T[K
+    any] struct`) its spec's. Every grammar names the field alike."""
+    found = (node.child_by_field_name("type_parameters") for node in (inner, *inner.named_children))
+    return [node for node in found if node is not None and node.end_point.row <= last_row]
+
+
+def _encoded(line: str) -> bytes:
+    # As the parser was given the text: tree-sitter's columns count these bytes.
+    return line.encode("utf-8", errors="replace")
 
 
 def _signature_end(node: Node, body: Node | None, comments: list[Node]) -> int:

@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # 7: Rust's `super::` and `crate::` count as heads of member uses. 8: Java's capitalised
 # heads count with no import; Java's instance fields and JS/TS class fields are variables.
 # 9: a class with members is always outlined; no named definition merges with another.
-SYMBOLS_VERSION = "9"
+# 10: a signature heading its members' chunks leaves out its type parameters.
+SYMBOLS_VERSION = "10"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

@@ -868,6 +868,68 @@ def test_headers_are_the_signatures(language: str, source: str, symbol: str, hea
     assert headers[symbol] == header
 
 
+GENERIC_TS = """\
+export class QueryObserver<
+  TQueryFnData = unknown,
+  TError = DefaultError,
+  TData = TQueryFnData,
+> extends Subscribable<QueryObserverListener<TData, TError>> {
+  getCurrentResult(): QueryObserverResult<TData, TError> {
+    return this.#currentResult
+  }
+}
+"""
+GENERIC_RUST = """\
+impl<'a, T: Display + 'a> Render<'a, T> for Page<T> {
+    fn title(&self) -> &str {
+        &self.title
+    }
+}
+"""
+GENERIC_GO = """\
+package cache
+
+type Cache[K comparable, V any] struct {
+\tentries map[K]V
+}
+"""
+GENERIC_JAVA = """\
+public class Box<T extends Comparable<T>> implements Holder<T> {
+    public T get() { return value; }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "symbol", "header"),
+    [
+        # Type arguments (`Subscribable<...>`) stay: they name what it extends.
+        ("typescript", GENERIC_TS, "QueryObserver",
+         "export class QueryObserver extends Subscribable<QueryObserverListener<TData, TError>> {"),
+        ("rust", GENERIC_RUST, "Page", "impl Render<'a, T> for Page<T> {"),
+        ("go", GENERIC_GO, "Cache", "type Cache struct {"),
+        ("java", GENERIC_JAVA, "Box", "public class Box implements Holder<T> {"),
+    ],
+)
+def test_headers_leave_out_their_own_type_parameters(
+    language: str, source: str, symbol: str, header: str
+) -> None:
+    """A generic class's parameters ran over lines and headed every member's chunk."""
+    parsed = treesitter.outline(source, language)
+    assert parsed is not None
+    headers = {block.symbol: block.header for block in _walk(parsed.blocks)}
+    assert headers[symbol] == header
+
+
+def test_a_member_of_a_generic_class_is_headed_by_its_name_not_its_parameters(
+    chunk: Callable[..., list[Chunk]],
+) -> None:
+    chunks = chunk(GENERIC_TS, "typescript")
+    member = next(c for c in chunks if c.symbol == "QueryObserver.getCurrentResult")
+    assert member.context.startswith("export class QueryObserver extends")
+    assert "TQueryFnData" not in member.context
+
+
 def test_bracketed_lines_are_annotations_only_when_whole() -> None:
     attribute = ["[HttpGet(\"pages\")]", "public string Get()"]
     computed = ["[Symbol.iterator](", "  options,", ") {"]
