@@ -245,7 +245,11 @@ class _Walker:
         # Right to left, so that a cut leaves the columns of those before it as they were.
         for cut in sorted(_type_parameters(inner, last_row), key=lambda n: n.start_byte)[::-1]:
             (top, left), (bottom, right) = cut.start_point, cut.end_point
-            kept = _encoded(rows[top - first])[:left] + _encoded(rows[bottom - first])[right:]
+            before = _encoded(rows[top - first])[:left]
+            after = _encoded(rows[bottom - first])[right:]
+            if before.endswith(b" ") and after.startswith(b" "):  # Java's `public <T> T get()`
+                after = after[1:]
+            kept = before + after
             rows[top - first : bottom - first + 1] = [
                 kept.decode("utf-8", errors="replace"), *[""] * (bottom - top)]
         head, text = signature(rows, 1, len(rows))

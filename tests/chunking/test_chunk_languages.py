@@ -895,7 +895,7 @@ type Cache[K comparable, V any] struct {
 """
 GENERIC_JAVA = """\
 public class Box<T extends Comparable<T>> implements Holder<T> {
-    public T get() { return value; }
+    public <U> U map(Function<T, U> f) { return f.apply(value); }
 }
 """
 
@@ -909,6 +909,8 @@ public class Box<T extends Comparable<T>> implements Holder<T> {
         ("rust", GENERIC_RUST, "Page", "impl Render<'a, T> for Page<T> {"),
         ("go", GENERIC_GO, "Cache", "type Cache struct {"),
         ("java", GENERIC_JAVA, "Box", "public class Box implements Holder<T> {"),
+        ("java", GENERIC_JAVA, "Box.map",
+         "public U map(Function<T, U> f) { return f.apply(value); }"),
     ],
 )
 def test_headers_leave_out_their_own_type_parameters(
