@@ -63,7 +63,7 @@ def index(
         typer.Option(help="auto, fp32, bf16 or fp16. auto takes the machine's fast path "
                      "(bf16 on CPUs with native bf16, fp16 on CUDA) when it matches fp32 "
                      "(mean cosine >= 0.999 on a probe) and, on a CPU, encodes the probe "
-                     "faster; fp32 forces the exact path "
+                     "a tenth faster; fp32 forces the exact path "
                      "[default: $EMBEDSTORE_PRECISION, else auto]."),
     ] = None,
     ray: Annotated[
