@@ -243,7 +243,7 @@ class _Walker:
         first = inner.start_point.row
         rows = self.lines[first : last_row + 1]
         # Right to left, so that a cut leaves the columns of those before it as they were.
-        for cut in sorted(_type_parameters(inner, last_row), key=lambda n: n.start_byte)[::-1]:
+        for cut in sorted(_type_parameters(inner, last_row), key=lambda n: -n.start_byte):
             (top, left), (bottom, right) = cut.start_point, cut.end_point
             before = _encoded(rows[top - first])[:left]
             after = _encoded(rows[bottom - first])[right:]
