@@ -18,6 +18,7 @@ import numpy as np
 from embedstore.chunking.markdown import PATH_SEPARATOR, SECTION_KIND
 from embedstore.errors import UserInputError
 from embedstore.lexical import fts_query, index_terms, query_terms
+from embedstore.retrieval.declarations_last import demote_declarations, reads_as_action
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.fusion import fuse
 from embedstore.retrieval.fusion_rule import weight_for
@@ -138,6 +139,8 @@ def search(
     rows = db.unit_rows(collection.conn, [i for i, _ in ranked])
     if is_descriptive(query):
         ranked = demote_tests(ranked, rows)
+    if reads_as_action(query):
+        ranked = demote_declarations(ranked, rows)
     ranked, owners = members_first(ranked, rows, query)
     top = ranked[:k]
     headers = {m: class_header(rows[c]) for m, c in owners.items()}

@@ -13,7 +13,7 @@ tests is left alone, so tests stay findable.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from embedstore.languages import is_test_code
 from embedstore.store.db import UnitRow
@@ -47,9 +47,18 @@ def demote_tests(
 
     ``factor``: the share a test keeps, :data:`TEST_FACTOR` unless given.
     """
-    factor = TEST_FACTOR if factor is None else factor
+    share = TEST_FACTOR if factor is None else factor
+    return demote(ranked, lambda unit_id: _is_test(rows.get(unit_id)), share)
+
+
+def demote(
+    ranked: Sequence[tuple[int, float]], lowered: Callable[[int], bool], factor: float
+) -> list[tuple[int, float]]:
+    """``ranked`` (unit id, score) best first, the scores of the units ``lowered`` picks
+    cut to ``factor`` of their distance from 0 (a negative cosine goes further down
+    too), re-sorted stably."""
     scored = [
-        (unit_id, score - (1 - factor) * abs(score) if _is_test(rows.get(unit_id)) else score)
+        (unit_id, score - (1 - factor) * abs(score) if lowered(unit_id) else score)
         for unit_id, score in ranked
     ]
     return sorted(scored, key=lambda item: -item[1])
