@@ -88,6 +88,9 @@ class Timeline:
             self._sync()
             self.train_ticks.append(time.perf_counter())
 
+    def add_total(self, stage: str, n: int) -> None:
+        pass  # totals learnt as a stage runs (encoding's) time nothing
+
     def finish(self, stage: str) -> None:
         self._sync()
         began = self._open.pop(stage, None)
