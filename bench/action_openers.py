@@ -6,7 +6,7 @@ function does; "Options for...", "A snapshot of...", "The state..." describe
 what a type or a constant is. This script counts, over the definitions of the
 standard library and the training repositories (never the validation sets),
 how often each first word opens a callable's doc comment and how often a
-declaration's, and writes the words that open callables' only, often enough,
+type's or an interface's, and writes the words that open callables' only, often enough,
 to ``embedstore/retrieval/action_openers.py``
 (:mod:`embedstore.retrieval.declarations_last` reads it).
 
@@ -15,7 +15,10 @@ to ``embedstore/retrieval/action_openers.py``
 The standard library (tests excluded) is always included. A leading word equal
 to the definition's own name is skipped (Go's "ParseDuration parses..."), and
 a trailing "s" is kept apart from the bare verb ("Returns" and "Return" are two words,
-both learned).
+both learned). Types stand for every kind the search lowers: theirs are doc comments
+written as such, where the comment above a variable is as often a stray remark
+("check if Python is called on the first line", above a regex in distutils) and a
+module's docstring is no definition's.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from embedstore.chunking.symbols import extract_symbols  # noqa: E402
 from embedstore.ingest.sources import walk_sources  # noqa: E402
 from embedstore.retrieval.declarations_last import (  # noqa: E402
     CALLABLE_KINDS,
-    DECLARATION_KINDS,
+    TYPE_KINDS,
     opening_word,
 )
 
@@ -60,7 +63,7 @@ def count(roots: list[Path]) -> tuple[Counter[str], Counter[str], int]:
                     continue
                 if definition.kind in CALLABLE_KINDS:
                     callables[word] += 1
-                elif definition.kind in DECLARATION_KINDS:
+                elif definition.kind in TYPE_KINDS:
                     declarations[word] += 1
     return callables, declarations, files
 

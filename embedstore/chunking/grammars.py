@@ -52,6 +52,9 @@ class Grammar:
     # declares (`export const prepend = NEA.prepend`, Go's `const (...)` block), since
     # people look these up by name as they do functions.
     values: Mapping[str, str] = field(default_factory=dict)
+    # Whether such a value may be a function that a call built (`export const map =
+    # dual(2, ...)`): then a query about what code does may be asking for it.
+    callable_values: bool = False
 
 
 _JS_KINDS = {
@@ -80,6 +83,7 @@ _JS = Grammar(
     wrappers=frozenset({"export_statement"}),
     bindings=frozenset({"lexical_declaration", "variable_declaration"}),
     values=_JS_VALUES,
+    callable_values=True,
 )
 _TS_CONTAINERS = frozenset(
     {"class_declaration", "class", "abstract_class_declaration", "internal_module", "module"}
@@ -108,6 +112,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         bindings=_JS.bindings,
         signatures=_TS_SIGNATURES,
         values=_JS_VALUES,
+        callable_values=True,
     ),
     "tsx": Grammar(
         "tree_sitter_typescript",
@@ -118,6 +123,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         bindings=_JS.bindings,
         signatures=_TS_SIGNATURES,
         values=_JS_VALUES,
+        callable_values=True,
     ),
     "go": Grammar(
         "tree_sitter_go",

@@ -9,6 +9,7 @@ import pytest
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.action_openers import ACTION_OPENERS
 from embedstore.retrieval.declarations_last import (
+    declares,
     demote_declarations,
     opening_word,
     reads_as_action,
@@ -60,6 +61,24 @@ def test_a_declarations_score_is_lowered_and_the_rest_keeps_its_order() -> None:
             4: row(4, "method"), 5: row(5, "class")}
     ranked = [(1, 0.60), (2, 0.55), (3, 0.50), (4, 0.45), (5, 0.44)]
     assert [i for i, _ in demote_declarations(ranked, rows)] == [2, 1, 4, 5, 3]
+
+
+@pytest.mark.parametrize(("kind", "language", "lowered"), [
+    ("type", "rust", True),
+    ("interface", "java", True),
+    ("module", "python", True),  # a module's docstring and imports
+    ("constant", "rust", True),  # `const SECS_PER_DAY: i64`: data
+    ("variable", "go", True),
+    ("constant", "python", True),
+    # `export const map = dual(2, ...)` is a function that a call built.
+    ("constant", "typescript", False),
+    ("variable", "javascript", False),
+    ("function", "rust", False),
+    ("method", "typescript", False),
+    ("class", "python", False),  # left to members_first
+])
+def test_what_declares_rather_than_does(kind: str, language: str, lowered: bool) -> None:
+    assert declares(kind, language) is lowered
 
 
 ROUTER = {
