@@ -9,7 +9,11 @@ files are kept, under ``DEST/<package>/``, so that every cursor is a Java one.
 Neither is a tuning set: no weight was chosen on them. Run:
 ``python bench/fetch_java.py [--dest /work/data/java]``, then
 ``embedstore eval --task completion DEST/cordova-android DEST/capacitor-android``.
-A package already there is kept. The downloads are never committed.
+
+Java's tuning set is its standard library, as Python's is: ``--jdk DIR`` takes five modules
+of the JDK 17 sources from Debian's ``openjdk-17-source`` (``apt-get download``; its
+``lib/src.zip``), each a folder of DIR (``JDK_MODULES``). A package or module already there
+is kept. The downloads are never committed.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import zipfile
 from pathlib import Path
 
 DEFAULT_DEST = Path("/work/data/java")
@@ -44,10 +49,37 @@ def fetch(package: str, folder: Path) -> int:
     return len(sources)
 
 
+JDK_PACKAGE = "openjdk-17-source"
+JDK_MODULES = ("java.net.http", "jdk.httpserver", "java.logging", "jdk.jshell", "java.sql")
+
+
+def fetch_jdk(dest: Path) -> None:
+    """``JDK_MODULES`` of the Debian package's ``src.zip``, each under ``dest/<module>/``."""
+    wanted = [m for m in JDK_MODULES if not (dest / m).exists()]
+    if not wanted:
+        print("JDK modules: kept")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["apt-get", "download", JDK_PACKAGE], cwd=tmp, check=True,
+                       capture_output=True)
+        deb = next(Path(tmp).glob(f"{JDK_PACKAGE}_*.deb"))
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "x")], check=True)
+        with zipfile.ZipFile(next((Path(tmp) / "x").rglob("src.zip"))) as archive:
+            for member in archive.namelist():
+                module = member.split("/", 1)[0]
+                if module in wanted and member.endswith(".java"):
+                    archive.extract(member, dest)
+    for module in wanted:
+        print(f"{module}: {sum(1 for _ in (dest / module).rglob('*.java'))} .java files")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dest", type=Path, default=DEFAULT_DEST)
+    parser.add_argument("--jdk", type=Path, help="also fetch the JDK modules into this folder")
     args = parser.parse_args()
+    if args.jdk is not None:
+        fetch_jdk(args.jdk)
     for package, name in PACKAGES.items():
         folder = args.dest / name
         if folder.exists():

@@ -1090,6 +1090,18 @@ _SIBLINGS: dict[str, Callable[[str, _PathIndex], list[str]]] = {
     "go": _go_siblings,
     "java": _java_siblings,
 }
+# Languages where naming a class of the package binds it as an import would: Java's file
+# sees its package's classes with no import, so a field's or a parameter's type far above
+# the cursor (`private App app;`) is the dependency an `import` line is elsewhere. Not Go:
+# a Go file names what it has already used, and the types its methods hang on.
+_NAMING_BINDS_SIBLINGS = frozenset({"java"})
+
+
+def naming_binds_siblings(language: str) -> bool:
+    """Whether a ``language`` file that names a definition of its package imports it."""
+    return language in _NAMING_BINDS_SIBLINGS
+
+
 # Languages whose glob import also binds the names its module imported: Rust's `use
 # super::*` takes the parent's `mod x;` and `use` items, Python's `from m import *` the
 # names m imported. Not a re-export (`export * from`) nor Java's `import a.b.*` (a

@@ -43,6 +43,7 @@ from embedstore.chunking.symbols import (
     identifiers,
     implicit_imports,
     import_may_bind_module,
+    naming_binds_siblings,
     package_clause,
     package_siblings,
     resolve_import,
@@ -292,9 +293,15 @@ def _structural(
     siblings = _siblings(collection, code, path, language)
     package_uses = _name_uses(collection, siblings)
     most_used = math.log1p(max(package_uses.values(), default=0))
+    # Where naming a package's class imports it (Java), a name the file writes anywhere,
+    # before the cursor or after it, weighs as an imported one.
+    written = ({name for name, _ in identifiers(code + code_after)}
+               if naming_binds_siblings(language) else set())
     for row in _definitions_in(collection, siblings):
         if row.qualname == row.name:
             share = TESTED if posixpath.basename(row.path) == subject else SIBLING
+            if row.name in written:
+                share = max(share, IMPORTED)
             popular = math.log1p(package_uses.get(row.name, 0)) / most_used if most_used else 0
             add(row, share + USED_NEAR * near.get(row.name, 0.0) + SIBLING_USES * popular)
     # Names used near the cursor that the collection defines once: any language, no import.

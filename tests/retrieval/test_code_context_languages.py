@@ -606,6 +606,29 @@ def test_a_java_file_sees_its_packages_classes_without_an_import(
     assert "public class Bridge {" in context(collection, code, test, max_tokens=60)
 
 
+def test_a_java_class_of_the_package_that_the_file_names_weighs_as_an_import(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # capacitor's Bridge.java: `private App app;` among the fields, `this.app = new App();`
+    # seventy lines down, the line the cursor starts. Java needs no import for App; the
+    # field's type is that import.
+    main = "app/src/main/java/com/example/web"
+    # The package's other classes, which its files use often, come first without it.
+    uses = "".join(f"        new Helper{i}();\n" for i in range(12) for _ in range(6))
+    collection = indexed(tmp_path, {
+        **java_helpers(main),
+        f"{main}/Router.java": "package com.example.web;\n\npublic class Router {\n"
+                               f"    void route() {{\n{uses}    }}\n}}\n",
+        f"{main}/App.java": "package com.example.web;\n\npublic class App {\n"
+                            "    public App() {\n    }\n}\n",
+    })
+    middle = "".join(f"    int count{i}() {{\n        return {i};\n    }}\n\n" for i in range(20))
+    code = ("package com.example.web;\n\npublic class Server {\n    private App app;\n\n"
+            f"{middle}    void start() {{\n        ")
+    text = context(collection, code, f"{main}/Server.java", max_tokens=30)
+    assert "public class App {" in text
+
+
 # --- A named import binds a definition, even in a file named for it --------------------------
 
 
