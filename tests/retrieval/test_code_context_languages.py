@@ -578,6 +578,24 @@ def java_helpers(folder: str, modifiers: str = "") -> dict[str, str]:
             f"        return {i};\n    }}\n}}\n" for i in range(12)}
 
 
+JAVA_MAIN = "app/src/main/java/com/example/web"
+
+
+def java_package_in_use(
+    tmp_path: Path, call: str, files: dict[str, str], modifiers: str = ""
+) -> Collection:
+    """``files`` beside the twelve helpers of com.example.web and a Router that uses each
+    six times (``call`` formatted with ``i``): classes the package's files use often, which
+    come first unless the code says otherwise."""
+    uses = "".join("        " + call.format(i=i) + "\n" for i in range(12) for _ in range(6))
+    return indexed(tmp_path, {
+        **java_helpers(JAVA_MAIN, modifiers),
+        f"{JAVA_MAIN}/Router.java": "package com.example.web;\n\npublic class Router {\n"
+                                    f"    void route() {{\n{uses}    }}\n}}\n",
+        **files,
+    })
+
+
 def test_a_java_file_sees_its_packages_classes_without_an_import(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
@@ -612,20 +630,14 @@ def test_a_java_class_of_the_package_that_the_file_names_weighs_as_an_import(
     # capacitor's Bridge.java: `private App app;` among the fields, `this.app = new App();`
     # seventy lines down, the line the cursor starts. Java needs no import for App; the
     # field's type is that import.
-    main = "app/src/main/java/com/example/web"
-    # The package's other classes, which its files use often, come first without it.
-    uses = "".join(f"        new Helper{i}();\n" for i in range(12) for _ in range(6))
-    collection = indexed(tmp_path, {
-        **java_helpers(main),
-        f"{main}/Router.java": "package com.example.web;\n\npublic class Router {\n"
-                               f"    void route() {{\n{uses}    }}\n}}\n",
-        f"{main}/App.java": "package com.example.web;\n\npublic class App {\n"
-                            "    public App() {\n    }\n}\n",
+    collection = java_package_in_use(tmp_path, "new Helper{i}();", {
+        f"{JAVA_MAIN}/App.java": "package com.example.web;\n\npublic class App {\n"
+                                 "    public App() {\n    }\n}\n",
     })
     middle = "".join(f"    int count{i}() {{\n        return {i};\n    }}\n\n" for i in range(20))
     code = ("package com.example.web;\n\npublic class Server {\n    private App app;\n\n"
             f"{middle}    void start() {{\n        ")
-    text = context(collection, code, f"{main}/Server.java", max_tokens=30)
+    text = context(collection, code, f"{JAVA_MAIN}/Server.java", max_tokens=30)
     assert "public class App {" in text
 
 
@@ -655,19 +667,14 @@ def test_a_java_import_is_its_class_before_the_packages_classes(
     # capacitor's Bridge.java: `import com.getcapacitor.cordova.MockCordovaInterfaceImpl;`
     # names the class of MockCordovaInterfaceImpl.java, not a module whose definitions are
     # each half as likely: it comes before the package's classes, which its files use often.
-    main = "app/src/main/java/com/example/web"
-    uses = "".join(f"        Helper{i}.run{i}();\n" for i in range(12) for _ in range(6))
-    collection = indexed(tmp_path, {
-        **java_helpers(main, "static "),
-        f"{main}/Router.java": "package com.example.web;\n\npublic class Router {\n"
-                               f"    void route() {{\n{uses}    }}\n}}\n",
+    collection = java_package_in_use(tmp_path, "Helper{i}.run{i}();", {
         "app/src/main/java/com/example/mock/MockInterface.java":
             "package com.example.mock;\n\npublic class MockInterface {\n"
             "    public MockInterface(String activity) {\n    }\n}\n",
-    })
+    }, modifiers="static ")
     code = ("package com.example.web;\n\nimport com.example.mock.MockInterface;\n\n"
             "public class Server {\n    void create(String activity) {\n        ")
-    text = context(collection, code, f"{main}/Server.java", max_tokens=30)
+    text = context(collection, code, f"{JAVA_MAIN}/Server.java", max_tokens=30)
     assert "public class MockInterface {" in text
 
 

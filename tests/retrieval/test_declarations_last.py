@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval.action_openers import ACTION_OPENERS
 from embedstore.retrieval.declarations_last import (
     declares,
@@ -16,8 +15,8 @@ from embedstore.retrieval.declarations_last import (
 )
 from embedstore.retrieval.search import search
 from embedstore.store.db import UnitRow
-from embedstore.store.store import Store
-from tests.fakes import FAKE_SPEC, FakeEncoder
+from tests.fakes import FakeEncoder
+from tests.retrieval.test_code_context import indexed
 
 
 @pytest.mark.parametrize(
@@ -93,28 +92,15 @@ ROUTER = {
         "}\n"
     ),
     # Others, so that the query's words are rare enough to count.
-    **{
-        f"src/{name}.ts": f"export function {name}(x: number): number {{\n  return x\n}}\n"
-        for name in ("round", "truncate", "clamp", "sign", "zero", "abs")
-    },
+    **{f"src/{n}.ts": f"export const {n} = (x: number): number => x\n"
+       for n in ("round", "truncate", "clamp", "sign", "zero", "abs")},
 }
 
 
-@pytest.fixture
-def router(tmp_path: Path, fake_encoder: FakeEncoder) -> Store:
-    repo = tmp_path / "router"
-    for rel, text in ROUTER.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
-    the_store = Store()
-    index_folder(the_store, repo, IndexOptions(name="router", encoder=FAKE_SPEC))
-    return the_store
-
-
 def test_a_query_that_says_what_code_does_finds_the_function_before_the_type(
-    router: Store,
+    tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
-    collection = router.open("router")
+    collection = indexed(tmp_path, ROUTER)
 
     def ranked(query: str) -> list[str | None]:
         return [h.symbol for h in search(collection, query, k=2, mode="lexical")]
