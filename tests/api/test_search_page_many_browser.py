@@ -74,15 +74,15 @@ def test_all_collections_is_the_default_and_each_hit_names_its_collection(
     page.goto(url + "/")
     expect(page.locator("#collection option")).to_have_count(3)
     expect(page.locator("#collection")).to_have_value("*")
-    page.fill("#query", "split the string using shell-like syntax")
+    page.fill("#query", "Split the string s using shell-like syntax")
     page.click("button[type=submit]")
     expect(page.locator(".hit").first).to_be_visible()
     assert params_of(page)["collection"] == ["*"]
     named = page.locator(".hit .collection").all_inner_texts()
     assert len(named) == page.locator(".hit").count() == 10
     assert set(named) == {"stdlib", "deep"}  # one ranking over both
-    # shlex.py's split is what the query describes; the test encoder ranks the module's
-    # docstring or split itself among the first.
+    # shlex.py's split is what the query describes (its docstring's words); the test encoder
+    # ranks it among the first.
     assert "shlex.py:" in " ".join(page.locator(".hit .location").all_inner_texts()[:3])
 
     page.reload()  # the URL holds the search over all: it runs again
