@@ -193,10 +193,7 @@ def context_for_code(
     wanted = (
         c for c in sorted(candidates.values(), key=lambda c: -c.score)
         if c.row.path != path and rules.allows(c.row.path, c.row.language)
-        # Without a path the edited file's own definitions are candidates, known by their
-        # headers; with one they are left out by path, and a header the prompt holds is
-        # another definition's (a method delegating to its namesake).
-        and not (path is None and _already_in_prompt(collection, c, prompt_lines))
+        and not _already_in_prompt(collection, c, prompt_lines)
     )
     ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
     return _pack(collection, code, ranked, max_tokens, count, costs)

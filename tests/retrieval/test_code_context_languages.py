@@ -641,24 +641,6 @@ def test_a_java_class_of_the_package_that_the_file_names_weighs_as_an_import(
     assert "public class App {" in text
 
 
-def test_a_function_that_delegates_to_its_namesake_finds_it(
-    tmp_path: Path, fake_encoder: FakeEncoder
-) -> None:
-    # The JDK's AsyncSSLTunnelConnection: `public CompletableFuture<Void> finishConnect() {
-    # return plainConnection.finishConnect(); }`. The callee's header is the caller's, line
-    # for line, yet another definition: the same line in the prompt does not make it present.
-    collection = indexed(tmp_path, {
-        "src/plain.ts": "export function step(n: number): number {\n  return n\n}\n\n"
-                        "export function finishConnect(): Promise<void> {\n"
-                        "  return Promise.resolve()\n}\n",
-    })
-    code = ("import * as plain from './plain'\n\n"
-            "export function finishConnect(): Promise<void> {\n  return plain.")
-    text = context(collection, code, "src/tunnel.ts", max_tokens=60)
-    assert "src/plain.ts" in text
-    assert "export function finishConnect(): Promise<void> {" in text
-
-
 # --- A named import binds a definition, even in a file named for it --------------------------
 
 
