@@ -30,7 +30,7 @@ import re
 import sqlite3
 import weakref
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Literal
@@ -99,6 +99,11 @@ SIBLING_USES = 0.5
 MEMBER_SHARE = 0.5
 # The first member of a class a name used near the cursor holds (`x = Cls()`, `x: Cls`).
 RECEIVER = 2.0
+# A member defined beside one the code calls through a name holding its class: a class
+# keeps related members together (clap's `is_*_set` getters, a builder's setters), and
+# code that calls one goes on to its neighbours. It weighs as that call's nearness would
+# (USED_NEAR), halving every NEIGHBOUR_HALF_LIFE members away in source order.
+NEIGHBOUR_HALF_LIFE = 2.0
 # Similar code (RepoCoder): the last lines as a query; its hits' scores by rank.
 SIMILAR_WINDOW_LINES = 10
 # ... and at most this many of their last characters: a query's cost grows with its length,
@@ -604,13 +609,20 @@ def _add_receivers(
 ) -> None:
     """The members of the classes the names used near the cursor hold (receivers.py): what
     the next `x.` calls, those used near the cursor first, then public ones in source order,
-    each after the first weighing less, so that one class cannot crowd out the rest."""
+    each after the first weighing less, so that one class cannot crowd out the rest; and
+    those beside the members the code calls through that name (_neighbours)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
+    called: dict[str, dict[str, float]] = {}  # class name -> member -> nearest call through it
     for name, found in receivers(code, language).items():
         use = max((w for chain, w in near.items()
                    if chain == name or chain.startswith(name + ".")), default=0.0)
         for made in _classes_made_by(collection, found, language):
             held[made] = max(held.get(made, 0.0), use)
+            through = called.setdefault(made, {})
+            for chain, weight in near.items():
+                if chain.startswith(name + "."):
+                    attribute = chain[len(name) + 1:].split(".", 1)[0]
+                    through[attribute] = max(through.get(attribute, 0.0), weight)
     if not held:
         return
     attribute_near = _attribute_near(near)
@@ -627,9 +639,22 @@ def _add_receivers(
                 _add_members(collection, {(row.path, row.start_line): cls}, near)
             ordered = sorted(cls.members, key=lambda m: (
                 -attribute_near.get(m.name, 0.0), m.name.startswith("_")))
+            beside = _neighbours(cls.members, called[name])
             for order, member in enumerate(ordered):
                 it = candidates.setdefault((member.path, member.start_line), Candidate(member))
-                it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1))
+                it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1),
+                               it.score + USED_NEAR * beside[id(member)])
+
+
+def _neighbours(members: list[DefinitionRow], used: Mapping[str, float]) -> dict[int, float]:
+    """id(member) -> the nearness of the uses of the members beside it in its class's source
+    order, halving every NEIGHBOUR_HALF_LIFE members away (a used member counts by its own
+    use, not here)."""
+    in_source = sorted(members, key=lambda m: (m.path, m.start_line))
+    uses = [(place, used[m.name]) for place, m in enumerate(in_source) if m.name in used]
+    return {id(member): 0.0 if member.name in used else max(
+        (weight * 0.5 ** ((abs(place - at) - 1) / NEIGHBOUR_HALF_LIFE) for at, weight in uses),
+        default=0.0) for place, member in enumerate(in_source)}
 
 
 def _classes_made_by(collection: Collection, found: Receiver, language: str) -> list[str]:

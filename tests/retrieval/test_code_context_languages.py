@@ -736,3 +736,29 @@ def test_a_rust_type_with_a_namesake_in_its_crate_keeps_to_its_own_file(
     lib_error = next(c for c in candidates.values()
                      if c.row.path == "src/lib.rs" and c.row.name == "Error")
     assert lib_error.members == []
+
+
+# --- A class's members beside the ones the code uses ------------------------------------------
+
+
+def test_a_members_neighbours_in_its_class_come_before_the_rest(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # clap's Command: a hundred builder methods, then the `is_*_set` getters side by side.
+    # Code that asks one getter goes on to ask the next ones, which a budget that holds a
+    # few of the members must show before the builder's.
+    setters = "".join(f"    public Command option{i}(String value) {{\n        return this;\n"
+                      "    }\n\n" for i in range(20))
+    getters = "".join(f"    public boolean is{flag}Set() {{\n        return false;\n    }}\n\n"
+                      for flag in ("Color", "Help", "Version", "Hidden"))
+    collection = indexed(tmp_path, {
+        f"{JAVA_MAIN}/Command.java": "package com.example.web;\n\npublic class Command {\n"
+                                     f"{setters}{getters}}}\n",
+    })
+    code = ("package com.example.web;\n\nclass Checks {\n    void check(Command cmd) {\n"
+            "        if (cmd.isHelpSet()) {\n            return;\n        }\n        ")
+    text = context(collection, code, f"{JAVA_MAIN}/Checks.java", max_tokens=60)
+    assert "public boolean isVersionSet() {" in text
+    assert "public boolean isColorSet() {" in text
+    assert "public Command option0(String value) {" not in text
+
