@@ -154,6 +154,7 @@ class Candidate:
     row: DefinitionRow
     score: float = 0.0
     members: list[DefinitionRow] = field(default_factory=list)
+    held: bool = False  # a member of a class that a name of the code holds (_add_receivers)
 
 
 def context_for_code(
@@ -198,7 +199,7 @@ def context_for_code(
     wanted = (
         c for c in sorted(candidates.values(), key=lambda c: -c.score)
         if c.row.path != path and rules.allows(c.row.path, c.row.language)
-        and not _already_in_prompt(collection, c, prompt_lines)
+        and not _already_in_prompt(collection, c, prompt_lines, path)
     )
     ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
     return _pack(collection, code, ranked, max_tokens, count, costs)
@@ -644,6 +645,7 @@ def _add_receivers(
                 it = candidates.setdefault((member.path, member.start_line), Candidate(member))
                 it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1),
                                it.score + USED_NEAR * beside[id(member)])
+                it.held = True
 
 
 def _neighbours(members: list[DefinitionRow], used: Mapping[str, float]) -> dict[int, float]:
@@ -712,8 +714,17 @@ def _unit_definition(collection: Collection, unit: db.UnitRow) -> DefinitionRow:
                          unit.kind, unit.start_line, unit.end_line, unit.start_line, "")
 
 
-def _already_in_prompt(collection: Collection, candidate: Candidate, prompt: set[str]) -> bool:
-    """The definition's header is in the code already (an unknown path: the same file)."""
+def _already_in_prompt(
+    collection: Collection, candidate: Candidate, prompt: set[str], path: str | None
+) -> bool:
+    """The definition's header is in the code already (an unknown path: the same file).
+
+    With the path known, the edited file's own definitions are left out by path, and a
+    member of a class the code holds is kept: its header in the code is a method that
+    delegates to it (the JDK's `finishConnect()` returning `plainConnection.finishConnect()`).
+    """
+    if path is not None and candidate.held:
+        return False
     row = candidate.row
     header = _lines(collection, row.path).get(_naming_line(collection, row), "").strip()
     return len(header) > 8 and header in prompt

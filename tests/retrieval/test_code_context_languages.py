@@ -762,3 +762,24 @@ def test_a_members_neighbours_in_its_class_come_before_the_rest(
     assert "public boolean isColorSet() {" in text
     assert "public Command option0(String value) {" not in text
 
+
+def test_a_method_delegating_to_its_namesake_of_a_held_class_gets_it(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # The JDK's HttpExchangeImpl: each method returns its namesake of the ExchangeImpl it
+    # holds (`return impl.getRequestBody();`). The callee's header line is in the edited
+    # file, as the caller's own, which must not pass for the callee being shown already.
+    steps = "".join(f"    void step{i}() {{\n    }}\n\n" for i in range(30))
+    collection = indexed(tmp_path, {
+        **java_helpers(JAVA_MAIN),
+        f"{JAVA_MAIN}/ExchangeImpl.java": "package com.example.web;\n\n"
+        f"class ExchangeImpl {{\n{steps}    void close() {{\n    }}\n\n"
+        "    InputStream getRequestBody() {\n        return null;\n    }\n}\n",
+    })
+    code = ("package com.example.web;\n\nclass HttpExchangeImpl {\n    ExchangeImpl impl;\n\n"
+            "    void close() {\n        impl.close();\n    }\n\n"
+            "    InputStream getRequestBody() {\n        return ")
+    path = f"{JAVA_MAIN}/HttpExchangeImpl.java"
+    text = context(collection, code, path, max_tokens=80)
+    assert "InputStream getRequestBody() {" in text
+    assert "void step0() {" not in text
