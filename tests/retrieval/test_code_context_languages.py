@@ -768,7 +768,8 @@ def test_a_method_delegating_to_its_namesake_of_a_held_class_gets_it(
 ) -> None:
     # The JDK's HttpExchangeImpl: each method returns its namesake of the ExchangeImpl it
     # holds (`return impl.getRequestBody();`). The callee's header line is in the edited
-    # file, as the caller's own, which must not pass for the callee being shown already.
+    # file, as the caller's own, which must not pass for the callee being shown already;
+    # `impl.close()` just above, its neighbour, makes it the likely next call.
     steps = "".join(f"    void step{i}() {{\n    }}\n\n" for i in range(30))
     collection = indexed(tmp_path, {
         **java_helpers(JAVA_MAIN),
