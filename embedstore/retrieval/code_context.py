@@ -615,15 +615,12 @@ def _add_receivers(
     held: dict[str, float] = {}  # class name -> how near its holder is used
     called: dict[str, dict[str, float]] = {}  # class name -> member -> nearest call through it
     for name, found in receivers(code, language).items():
-        use = max((w for chain, w in near.items()
-                   if chain == name or chain.startswith(name + ".")), default=0.0)
+        use, through = _reached_through(near, name)
         for made in _classes_made_by(collection, found, language):
             held[made] = max(held.get(made, 0.0), use)
-            through = called.setdefault(made, {})
-            for chain, weight in near.items():
-                if chain.startswith(name + "."):
-                    attribute = chain[len(name) + 1:].split(".", 1)[0]
-                    through[attribute] = max(through.get(attribute, 0.0), weight)
+            merged = called.setdefault(made, {})
+            for attribute, weight in through.items():
+                merged[attribute] = max(merged.get(attribute, 0.0), weight)
     if not held:
         return
     attribute_near = _attribute_near(near)
@@ -646,6 +643,22 @@ def _add_receivers(
                 it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1),
                                it.score + USED_NEAR * beside[id(member)])
                 it.held = True
+
+
+def _reached_through(near: Mapping[str, float], name: str) -> tuple[float, dict[str, float]]:
+    """How near the cursor ``name`` is used, and each attribute the code reaches through
+    it (`cmd.get_name()`: get_name) with its nearest use: one pass over the code's names."""
+    use = 0.0
+    through: dict[str, float] = {}
+    prefix = name + "."
+    for chain, weight in near.items():
+        if chain != name and not chain.startswith(prefix):
+            continue
+        use = max(use, weight)
+        if chain != name:
+            attribute = chain[len(prefix):].split(".", 1)[0]
+            through[attribute] = max(through.get(attribute, 0.0), weight)
+    return use, through
 
 
 def _neighbours(members: list[DefinitionRow], used: Mapping[str, float]) -> dict[int, float]:
