@@ -1016,12 +1016,13 @@ def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) ->
     if row.doc and with_doc:
         text = _lines(collection, row.path)
         probe = row.doc[:20]
-        for n in range(row.signature_end_line + 1, row.signature_end_line + 1 + DOC_LOOKAHEAD):
-            if n > row.end_line:
-                break
-            lines.append(n)
-            if probe in text.get(n, ""):
-                break
+        below = range(row.signature_end_line + 1,
+                      min(row.signature_end_line + DOC_LOOKAHEAD, row.end_line) + 1)
+        # Only a docstring below the signature (Python's); a doc comment above it (Rust's,
+        # Go's...) is not there, and the lines below are the body's.
+        found = next((n for n in below if probe in text.get(n, "")), None)
+        if found is not None:
+            lines.extend(range(below.start, found + 1))
     return lines
 
 

@@ -115,6 +115,26 @@ def test_a_rust_outline_shows_a_signature_from_its_name_not_its_attributes(
     assert "#[must_use]" not in text and "#[inline]" not in text and "#[derive" not in text
 
 
+def test_a_doc_comment_above_a_signature_brings_none_of_its_body(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # chrono's Parsed: a documented setter per field. Rust's `///` stands above the signature;
+    # the lines below it are the body, which a budget for signatures cannot also hold.
+    methods = "".join(f"    /// Sets field {i}.\n    pub fn set_{i}(&mut self, v: i64) -> bool {{\n"
+                      "        let checked = v.abs();\n        checked > 0\n    }\n\n"
+                      for i in range(12))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod parsed;\n",
+        "src/parsed.rs": f"pub struct Parsed {{\n    n: i64,\n}}\n\nimpl Parsed {{\n{methods}}}\n",
+    })
+    code = ("use crate::parsed::Parsed;\n\nfn parse(p: &mut Parsed) -> bool {\n"
+            "    p.set_0(1);\n    ")
+    text = context(collection, code, "src/parse.rs", max_tokens=100)
+    assert "let checked" not in text
+    assert all(f"pub fn set_{i}(&mut self, v: i64) -> bool {{" in text for i in range(9))
+
+
 def test_a_crates_examples_use_it_by_name_past_its_example_tables(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
