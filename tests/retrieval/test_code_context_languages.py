@@ -522,6 +522,26 @@ def rust_helpers() -> str:
                    for i in range(12))
 
 
+def test_a_modules_functions_beside_the_ones_the_code_calls_through_it_come_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # chrono's format/scan.rs: scanners of one kind side by side; parse.rs calls them as
+    # `scan::short_month0(s)` and goes on to the next ones.
+    scanners = "".join(f"pub(super) fn short_{unit}(s: &str) -> u32 {{\n    0\n}}\n\n"
+                       for unit in ("month0", "weekday", "day"))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod format;\n",
+        "src/format/mod.rs": "mod parse;\nmod scan;\n",
+        "src/format/scan.rs": rust_helpers() + scanners + rust_helpers().replace("helper", "more"),
+    })
+    code = ("use super::scan;\n\nfn parse(s: &str) -> u32 {\n"
+            "    let month = scan::short_month0(s);\n    ")
+    text = context(collection, code, "src/format/parse.rs", max_tokens=40)
+    assert "pub(super) fn short_weekday(s: &str) -> u32 {" in text
+    assert "pub(crate) fn helper0(n: u32) -> u32 {" not in text
+
+
 def test_a_rust_glob_import_binds_the_modules_its_module_declares(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
