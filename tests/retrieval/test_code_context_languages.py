@@ -542,6 +542,29 @@ def test_a_modules_functions_beside_the_ones_the_code_calls_through_it_come_firs
     assert "pub(crate) fn helper0(n: u32) -> u32 {" not in text
 
 
+def test_a_rust_module_bound_whole_gives_what_it_passes_on_by_name(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # tokio's sync/mpsc/mod.rs defines little itself: `pub use self::bounded::{channel,
+    # Sender}` makes bounded.rs's `channel` `mpsc::channel`. A private `use` does not.
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "rt"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod sync;\n",
+        "src/sync/mod.rs": "pub mod mpsc;\n",
+        "src/sync/mpsc/mod.rs": "mod bounded;\nmod chan;\n"
+                                "pub use self::bounded::{channel, Sender};\n"
+                                "use self::chan::wake;\n",
+        "src/sync/mpsc/bounded.rs": "pub struct Sender {\n    n: usize,\n}\n\n"
+                                    "pub fn channel(size: usize) -> Sender {\n"
+                                    "    Sender { n: size }\n}\n",
+        "src/sync/mpsc/chan.rs": "pub(crate) fn wake(n: usize) -> usize {\n    n\n}\n",
+    })
+    code = "use crate::sync::mpsc;\n\nfn start() {\n    let tx = mpsc::"
+    text = context(collection, code, "src/run.rs")
+    assert "pub fn channel(size: usize) -> Sender {" in text
+    assert "fn wake(" not in text
+
+
 def test_a_rust_glob_import_binds_the_modules_its_module_declares(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
