@@ -780,11 +780,13 @@ class _PathIndex:
     """A collection's paths by their last components, so lookups need no scan of them all."""
 
     def __init__(self, paths: Iterable[str]) -> None:
+        # Sorted, so that a package's files and same-named folders come in one order on
+        # every run, not in a set's, which moves with the hash seed.
         self.paths: set[str] = set()
         self.by_tail: dict[str, list[str]] = {}  # "b.py" and "a/b.py" -> "src/a/b.py"
         self.files: dict[str, list[str]] = {}  # folder -> its files
         self.folders_by_name: dict[str, list[str]] = {}  # "b" -> "src/a/b"
-        for path in paths:
+        for path in sorted(paths):
             self.paths.add(path)
             parts = path.split("/")
             self.by_tail.setdefault(parts[-1], []).append(path)
