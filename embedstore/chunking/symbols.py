@@ -1130,22 +1130,18 @@ def import_may_bind_module(language: str) -> bool:
 
 
 # Import statements whose names become the importing module's own, reached through it as
-# `m.x` wherever m is bound: every import of a Python module, Rust's `pub use`, a
-# JavaScript or TypeScript barrel's `export { x } from`. Go and Java pass nothing on.
-_PASSES_ON: dict[str, Callable[[str], bool]] = {
-    "python": lambda statement: True,
-    "rust": lambda statement: statement.startswith("pub"),
-    "javascript": lambda statement: statement.startswith("export"),
-    "typescript": lambda statement: statement.startswith("export"),
-    "tsx": lambda statement: statement.startswith("export"),
-}
+# `m.x` wherever m is bound, by how they start: every import of a Python module, Rust's
+# `pub use`, a JavaScript or TypeScript barrel's `export { x } from`. Go and Java pass
+# nothing on.
+_PASSES_ON = {"python": "", "rust": "pub", "javascript": "export", "typescript": "export",
+              "tsx": "export"}
 
 
 def import_passes_on(language: str, statement: str) -> bool:
     """Whether the import ``statement`` (its first line, stripped) in ``language`` makes the
     names it imports its module's own."""
-    rule = _PASSES_ON.get(language)
-    return rule is not None and rule(statement)
+    start = _PASSES_ON.get(language)
+    return start is not None and statement.startswith(start)
 
 
 # Modules a file reaches by a path with no import, by language: Rust's `super::f(` (the
