@@ -296,15 +296,48 @@ class _Definitions:
         """The definition spanning ``node``, whose signature or value is ``header``."""
         first, before = self._start(node)
         last = max(end_row(node), first)
-        opened = last if kind in ("constant", "variable") else self._header_end(header, last)
-        cap = header.start_point.row + _MAX_SIGNATURE_LINES - 1
-        signature_end = max(first, min(opened, cap, last))
+        opened = (self._value_start(header, last) if kind in ("constant", "variable")
+                  else self._header_end(header, last))
+        signature_end = max(first, min(opened, self._signature_cap(header, min(opened, last))))
         doc = ""
         if self.language == "python" and kind in ("function", "method", "class"):
             doc = _docstring(header)
         doc = doc or self._comment_doc(before, first)
         qualname = f"{owner}.{name}" if owner else name
         return Definition(name, qualname, kind, first + 1, last + 1, signature_end + 1, doc)
+
+    @staticmethod
+    def _value_start(header: Node, last: int) -> int:
+        """Where a value's signature ends: at its value when its type is written (what a
+        caller needs is the type; the value is its body), else at its end (the value is
+        all that shows what it is)."""
+        value = header.child_by_field_name("value")
+        typed = header.child_by_field_name("type") is not None
+        return value.start_point.row if typed and value is not None else last
+
+    def _signature_cap(self, header: Node, end: int) -> int:
+        """The row by which a signature ending at ``end`` has _MAX_SIGNATURE_LINES rows of
+        code: its comments' rows do not count (effect's `export const map: {` documents
+        each overload with a JSDoc block of twenty lines)."""
+        cap = header.start_point.row + _MAX_SIGNATURE_LINES - 1
+        if end <= cap:
+            return end
+        comments: set[int] = set()
+        stack = [header]
+        while stack:
+            node = stack.pop()
+            if node.start_point.row > end:
+                continue
+            if node.type in self.comments:
+                comments.update(range(node.start_point.row, end_row(node) + 1))
+            else:
+                stack.extend(node.children)
+        code = 0
+        for row in range(header.start_point.row, end + 1):
+            code += row not in comments
+            if code == _MAX_SIGNATURE_LINES:
+                return row
+        return end
 
     def _start(self, node: Node) -> tuple[int, Node | None]:
         """The first row of ``node`` with the annotations above it, and the node before those."""

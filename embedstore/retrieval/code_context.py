@@ -886,10 +886,14 @@ class _Packer:
         text = _shown_lines(self.collection, row.path)
         lines = {n: text[n] for n in sorted(numbers)}
         covers: dict[int, int] = {}
+        comments = _signature_comments(self.collection, row.path)
         for first, last in _long_signatures(self.collection, row.path).items():
-            if all(n in lines for n in range(first, last + 1)):
-                lines[first] = _joined([lines.pop(n) if n > first else lines[n]
-                                        for n in range(first, last + 1)])
+            code = [n for n in range(first, last + 1) if n not in comments]
+            if all(n in lines for n in code):
+                joined = _joined([lines[n] for n in code])
+                for n in range(first + 1, last + 1):
+                    lines.pop(n, None)
+                lines[first] = joined
                 covers[first] = last
         return ContextBlock(row.path, row.language, lines, rank, covers)
 
@@ -1043,7 +1047,9 @@ def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) ->
     definition where the language's annotations say little (a third of a Rust crate's
     member lines are `#[inline]`, `#[must_use]`...)."""
     first = _signature_start(collection, row)
-    lines = list(range(first, max(row.signature_end_line, first) + 1))
+    comments = _signature_comments(collection, row.path)
+    lines = [n for n in range(first, max(row.signature_end_line, first) + 1)
+             if n not in comments]
     if row.doc and with_doc:
         text = _lines(collection, row.path)
         probe = row.doc[:20]
@@ -1152,10 +1158,12 @@ def _shown_lines(collection: Collection, path: str) -> dict[int, str]:
 
 def _long_signatures(collection: Collection, path: str) -> dict[int, int]:
     """The file's signatures over several lines, by their def/class line -> their last line
-    (decorators and attributes stay lines of their own), except those with a comment before
-    their last line, which one line would swallow."""
+    (decorators and attributes stay lines of their own), except those with a comment after
+    code before their last line, which one line would swallow (a comment's own lines are
+    left out of it, :func:`_signature_comments`)."""
     def find(conn: sqlite3.Connection, path: str) -> dict[int, int]:
         text = _lines(collection, path)
+        comments = _signature_comments(collection, path)
         found = {}
         for row in _every_definition(collection, path):
             first = _naming_line(collection, row)
@@ -1163,13 +1171,36 @@ def _long_signatures(collection: Collection, path: str) -> dict[int, int]:
             named = not text.get(first, "").strip().startswith(_ANNOTATION)
             if named and first < row.signature_end_line and not any(
                 mark in text.get(n, "") for n in range(first, row.signature_end_line)
-                for mark in marks
+                if n not in comments for mark in marks
             ):
                 found[first] = row.signature_end_line
         return found
 
     got = _of_file(collection, "long signatures", path, find)
     assert isinstance(got, dict)
+    return got
+
+
+def _signature_comments(collection: Collection, path: str) -> frozenset[int]:
+    """The lines within the file's signatures that hold a comment alone: effect's
+    `export const map: {` writes a JSDoc block of twenty lines above each of its overloads,
+    which would take an outline's budget from the overloads themselves."""
+    def find(conn: sqlite3.Connection, path: str) -> frozenset[int]:
+        text = _lines(collection, path)
+        found: set[int] = set()
+        for row in _every_definition(collection, path):
+            mark = line_comment(row.language)
+            in_block = False
+            for n in range(_naming_line(collection, row) + 1, row.signature_end_line):
+                line = text.get(n, "").strip()
+                opens = line.startswith("/*")
+                if in_block or opens or line.startswith(mark):
+                    found.add(n)
+                    in_block = (in_block or opens) and "*/" not in line
+        return frozenset(found)
+
+    got = _of_file(collection, "signature comments", path, find)
+    assert isinstance(got, frozenset)
     return got
 
 

@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # heads count with no import; Java's instance fields and JS/TS class fields are variables.
 # 9: a class with members is always outlined; no named definition merges with another.
 # 10: a signature heading its members' chunks leaves out its type parameters.
-SYMBOLS_VERSION = "10"
+# 11: a signature's comment lines do not count towards its cap of lines.
+SYMBOLS_VERSION = "11"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

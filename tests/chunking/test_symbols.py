@@ -137,6 +137,37 @@ def test_python_signature_is_capped_at_twenty_lines() -> None:
     assert rows(text, "python") == [("f", "function", 1, 33, 20, "")]
 
 
+OVERLOAD_DOC = "".join(f"   * Line {i} of what the overload does.\n" for i in range(16))
+# effect's shape: a typed const whose type lists its overloads, each under a long JSDoc block.
+DOCUMENTED_OVERLOADS = f"""export const take: {{
+  /**
+{OVERLOAD_DOC}   */
+  (n: number): <A>(self: Iterable<A>) => Array<A>
+  /**
+{OVERLOAD_DOC}   */
+  <A>(self: Iterable<A>, n: number): Array<A>
+}} = dual(2, <A>(self: Iterable<A>, n: number): Array<A> => {{
+  const input = Array.from(self)
+  return input.slice(0, n)
+}})
+"""
+
+
+def test_a_signatures_comment_lines_do_not_count_towards_its_cap() -> None:
+    (row,) = rows(DOCUMENTED_OVERLOADS, "typescript")
+    assert row[:5] == ("take", "constant", 1, 43, 40)
+
+
+def test_a_typed_values_signature_ends_where_its_value_starts() -> None:
+    text = "pub const MIN: Point = Point {\n    x: 0,\n    y: 0,\n};\n"
+    assert [r[:5] for r in rows(text, "rust")] == [("MIN", "constant", 1, 4, 1)]
+    # Untyped, the value is all that says what it is.
+    text = "export const LIMITS = {\n  low: 1,\n  high: 9,\n} as const\n"
+    assert [r[:5] for r in rows(text, "typescript")] == [("LIMITS", "constant", 1, 4, 4)]
+    text = "package p\n\nvar Names map[int]string = map[int]string{\n\t1: \"one\",\n}\n"
+    assert [r[:5] for r in rows(text, "go")] == [("Names", "variable", 3, 5, 3)]
+
+
 def test_python_code_cut_in_a_call_keeps_imports_and_earlier_definitions() -> None:
     text = (
         "import os\n"

@@ -9,6 +9,7 @@ from embedstore.retrieval import code_context
 from embedstore.retrieval.code_context import context_for_code
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
+from tests.chunking.test_symbols import DOCUMENTED_OVERLOADS
 from tests.fakes import FAKE_SPEC, FakeEncoder
 from tests.retrieval.test_code_context import indexed
 
@@ -702,6 +703,20 @@ def test_a_java_class_of_the_package_that_the_file_names_weighs_as_an_import(
             f"{middle}    void start() {{\n        ")
     text = context(collection, code, f"{JAVA_MAIN}/Server.java", max_tokens=30)
     assert "public class App {" in text
+
+
+def test_an_outline_shows_documented_overloads_without_their_documentation(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # effect's Array.ts: each const's type lists its overloads, each under its own JSDoc
+    # block, which left twenty lines of documentation in the outline and no overload.
+    module = "".join(DOCUMENTED_OVERLOADS.replace("take", f"take{i}") + "\n" for i in range(6))
+    collection = indexed(tmp_path, {"src/Arr.ts": module})
+    code = 'import * as Arr from "./Arr.js"\n\nexport const first = (xs: Array<number>) =>\n  '
+    text = context(collection, code, "src/First.ts", max_tokens=500)
+    assert "what the overload does" not in text
+    assert all(f"export const take{i}: {{(n: number): <A>(self: Iterable<A>) => Array<A> "
+               "<A>(self: Iterable<A>, n: number): Array<A>} = dual(2," in text for i in range(6))
 
 
 # --- A named import binds a definition, even in a file named for it --------------------------
