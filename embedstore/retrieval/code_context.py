@@ -54,6 +54,7 @@ from embedstore.errors import UserInputError
 from embedstore.languages import (
     detect_language,
     is_private_member,
+    is_test_code,
     line_comment,
     outline_skips_annotations,
     tested_file_name,
@@ -197,9 +198,12 @@ def context_for_code(
         _add_similar(collection, code, path, rules, candidates)
     _order_members(candidates)
     prompt_lines = {line.strip() for line in code.split("\n") if line.strip()}
+    # Code that is not a test never uses a test's definitions (Go cannot even see them).
+    tests_wanted = path is None or is_test_code(path, language)
     wanted = (
         c for c in sorted(candidates.values(), key=lambda c: -c.score)
         if c.row.path != path and rules.allows(c.row.path, c.row.language)
+        and (tests_wanted or not is_test_code(c.row.path, c.row.language, c.row.qualname))
         and not _already_in_prompt(collection, c, prompt_lines, path)
     )
     ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at

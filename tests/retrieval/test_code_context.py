@@ -415,3 +415,20 @@ def test_a_long_signature_is_one_line_and_a_commented_one_stays_as_written(
     (block,) = answer.blocks
     assert block.covers == {1: 5} and block.ranges[0][0] == 1
     assert answer.tokens == len(answer.text.split())
+
+
+def test_code_that_is_not_a_test_is_offered_no_tests_definitions(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # `handler` is defined once in the collection, in a test; library code's `handler` is
+    # its own local, never that test's function. A test still gets it.
+    collection = indexed(tmp_path, {
+        "tests/test_server.py": "def handler(request):\n    return request\n",
+        "pkg/routes.py": "def route(path):\n    return path\n",
+    })
+    code = ("from pkg.routes import route\n\n\ndef serve(app):\n    handler = app.pick()\n"
+            "    handler.run()\n    ")
+    answer = lambda path: context_for_code(collection, code, path=path, similar=False).text  # noqa: E731
+    assert "def route(path):" in answer("pkg/server.py")
+    assert "def handler(request):" not in answer("pkg/server.py")
+    assert "def handler(request):" in answer("tests/test_other.py")
