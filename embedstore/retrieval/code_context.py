@@ -338,8 +338,11 @@ def _structural(
     for name, rows in by_name.items():
         if len(rows) == 1:
             add(rows[0], UNIQUE_NAME + USED_NEAR * near[name] * 0.5)
-    _add_members(collection, candidates, near)
-    _add_receivers(collection, code, language, candidates, near)
+    # `x.hour()` with x a NaiveDateTime says nothing of the other types' `hour`: a use
+    # through a name whose class the code shows speaks for that class alone.
+    holders = receivers(code, language)
+    _add_members(collection, candidates, _attribute_near(near, holders))
+    _add_receivers(collection, holders, language, candidates, near)
     return candidates
 
 
@@ -585,9 +588,11 @@ def _member_files(collection: Collection, row: DefinitionRow) -> list[str]:
 
 
 def _add_members(
-    collection: Collection, candidates: dict[tuple[str, int], Candidate], near: dict[str, float]
+    collection: Collection, candidates: dict[tuple[str, int], Candidate],
+    attribute_near: Mapping[str, float],
 ) -> None:
-    """A class candidate's outline lists its members' signatures, which score on their own."""
+    """A class candidate's outline lists its members' signatures, which score on their own;
+    ``attribute_near`` are the code's uses of attributes of values of no known class."""
     classes = [c for c in candidates.values() if c.row.kind in _HAS_MEMBERS]
     if not classes:
         return
@@ -598,7 +603,6 @@ def _add_members(
         owner, dot, _ = row.qualname.rpartition(".")
         if dot and not _private(collection, row):
             members_of.setdefault((row.path, owner), []).append(row)
-    attribute_near = _attribute_near(near)
     for cls in classes:
         members = [m for path in scopes[id(cls)]
                    for m in members_of.get((path, cls.row.qualname), [])]
@@ -629,18 +633,20 @@ def _private(collection: Collection, member: DefinitionRow) -> bool:
     return is_private_member(member.name, header, member.language)
 
 
-def _attribute_near(near: dict[str, float]) -> dict[str, float]:
-    """`obj.method` near the cursor: the nearest use of each attribute name."""
+def _attribute_near(near: dict[str, float], holders: Mapping[str, Receiver]) -> dict[str, float]:
+    """`obj.method` near the cursor: the nearest use of each attribute name, but those
+    through a name whose class the code shows (``holders``)."""
     found: dict[str, float] = {}
     for name, weight in near.items():
         if "." in name:
-            last = name.rsplit(".", 1)[1]
-            found[last] = max(found.get(last, 0.0), weight)
+            receiver, _, last = name.rpartition(".")
+            if receiver not in holders:
+                found[last] = max(found.get(last, 0.0), weight)
     return found
 
 
 def _add_receivers(
-    collection: Collection, code: str, language: str,
+    collection: Collection, holders: Mapping[str, Receiver], language: str,
     candidates: dict[tuple[str, int], Candidate], near: dict[str, float],
 ) -> None:
     """The members of the classes the names used near the cursor hold (receivers.py): what
@@ -649,7 +655,7 @@ def _add_receivers(
     those beside the members the code calls through that name (_neighbours)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
     called: dict[str, dict[str, float]] = {}  # class name -> member -> nearest call through it
-    for name, found in receivers(code, language).items():
+    for name, found in holders.items():
         use, through = _reached_through(near, name)
         for made in _classes_made_by(collection, found, language):
             held[made] = max(held.get(made, 0.0), use)
@@ -658,7 +664,6 @@ def _add_receivers(
                 merged[attribute] = max(merged.get(attribute, 0.0), weight)
     if not held:
         return
-    attribute_near = _attribute_near(near)
     rows = [r for r in symbol_table.definitions_named(collection.conn, sorted(held))
             if r.kind in _HAS_MEMBERS]
     for name in held:
@@ -668,14 +673,16 @@ def _add_receivers(
             of_name = [r for r in of_name if (r.path, r.start_line) in candidates][:1]
         for row in of_name:
             cls = candidates.setdefault((row.path, row.start_line), Candidate(row))
+            used = called[name]
             if not cls.members:
-                _add_members(collection, {(row.path, row.start_line): cls}, near)
+                _add_members(collection, {(row.path, row.start_line): cls}, used)
             ordered = sorted(cls.members, key=lambda m: (
-                -attribute_near.get(m.name, 0.0), m.name.startswith("_")))
-            beside = _neighbours(cls.members, called[name])
+                -used.get(m.name, 0.0), m.name.startswith("_")))
+            beside = _neighbours(cls.members, used)
             for order, member in enumerate(ordered):
                 it = candidates.setdefault((member.path, member.start_line), Candidate(member))
-                it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1),
+                it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1)
+                               + USED_NEAR * used.get(member.name, 0.0),
                                it.score + USED_NEAR * beside[id(member)])
                 it.held = True
 

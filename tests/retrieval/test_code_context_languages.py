@@ -136,6 +136,30 @@ def test_a_doc_comment_above_a_signature_brings_none_of_its_body(
     assert all(f"pub fn set_{i}(&mut self, v: i64) -> bool {{" in text for i in range(9))
 
 
+def test_a_call_through_a_held_value_speaks_for_its_own_types_member_alone(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # chrono: `d.hour()` with `d: &NaiveDateTime` lifted NaiveTime's and DateTime's `hour`
+    # too, to the head of their outlines, over what else they hold.
+    def methods(*names: str) -> str:
+        return "".join(f"    pub fn {m}(&self) -> u32 {{\n        self.n\n    }}\n\n"
+                       for m in names)
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod time;\npub mod stamp;\n",
+        "src/time.rs": "pub struct Time {\n    n: u32,\n}\n\nimpl Time {\n"
+                       + methods("hour", "minute", "second") + "}\n",
+        "src/stamp.rs": "pub struct Stamp {\n    n: u32,\n}\n\nimpl Stamp {\n"
+                        + methods("year", "month", "day", "hour", "minute") + "}\n",
+    })
+    code = ("use crate::stamp::Stamp;\nuse crate::time::Time;\n\n"
+            "pub fn show(t: &Time) -> u32 {\n    let h = t.hour();\n    let m = t.minute();\n"
+            "    ")
+    text = context(collection, code, "src/show.rs", max_tokens=50)
+    assert "pub fn second(&self) -> u32 {" in text and "pub fn year(&self) -> u32 {" in text
+    assert text.count("pub fn hour(&self) -> u32 {") == 1
+
+
 def test_a_crates_examples_use_it_by_name_past_its_example_tables(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
