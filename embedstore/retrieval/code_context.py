@@ -341,8 +341,9 @@ def _structural(
     # `x.hour()` with x a NaiveDateTime says nothing of the other types' `hour`: a use
     # through a name whose class the code shows speaks for that class alone.
     holders = receivers(code, language)
-    _add_members(collection, candidates, _attribute_near(near, holders))
-    _add_receivers(collection, holders, language, candidates, near)
+    attribute_near = _attribute_near(near, holders)
+    _add_members(collection, candidates, attribute_near)
+    _add_receivers(collection, holders, language, candidates, near, attribute_near)
     return candidates
 
 
@@ -648,9 +649,11 @@ def _attribute_near(near: dict[str, float], holders: Mapping[str, Receiver]) -> 
 def _add_receivers(
     collection: Collection, holders: Mapping[str, Receiver], language: str,
     candidates: dict[tuple[str, int], Candidate], near: dict[str, float],
+    attribute_near: Mapping[str, float],
 ) -> None:
     """The members of the classes the names used near the cursor hold (receivers.py): what
-    the next `x.` calls, those used near the cursor first, then public ones in source order,
+    the next `x.` calls, those the code calls through that name or through a name of no
+    known class (`self.environment.parse`) first, then public ones in source order,
     each after the first weighing less, so that one class cannot crowd out the rest; and
     those beside the members the code calls through that name (_neighbours)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
@@ -677,7 +680,8 @@ def _add_receivers(
             if not cls.members:
                 _add_members(collection, {(row.path, row.start_line): cls}, used)
             ordered = sorted(cls.members, key=lambda m: (
-                -used.get(m.name, 0.0), m.name.startswith("_")))
+                -max(used.get(m.name, 0.0), attribute_near.get(m.name, 0.0)),
+                m.name.startswith("_")))
             beside = _neighbours(cls.members, used)
             for order, member in enumerate(ordered):
                 it = candidates.setdefault((member.path, member.start_line), Candidate(member))
