@@ -901,8 +901,9 @@ class _Packer:
         text = _shown_lines(self.collection, row.path)
         lines = {n: text[n] for n in sorted(numbers)}
         covers: dict[int, int] = {}
-        comments = _signature_comments(self.collection, row.path)
-        for first, last in _long_signatures(self.collection, row.path).items():
+        long = _long_signatures(self.collection, row.path)
+        comments = _signature_comments(self.collection, row.path) if long else frozenset()
+        for first, last in long.items():
             code = [n for n in range(first, last + 1) if n not in comments]
             if all(n in lines for n in code):
                 joined = _joined([lines[n] for n in code])
@@ -1062,9 +1063,10 @@ def _signature(collection: Collection, row: DefinitionRow, *, with_doc: bool) ->
     definition where the language's annotations say little (a third of a Rust crate's
     member lines are `#[inline]`, `#[must_use]`...)."""
     first = _signature_start(collection, row)
-    comments = _signature_comments(collection, row.path)
-    lines = [n for n in range(first, max(row.signature_end_line, first) + 1)
-             if n not in comments]
+    lines = list(range(first, max(row.signature_end_line, first) + 1))
+    if len(lines) > 2:  # a comment line stands between two others
+        comments = _signature_comments(collection, row.path)
+        lines = [n for n in lines if n not in comments]
     if row.doc and with_doc:
         text = _lines(collection, row.path)
         probe = row.doc[:20]
