@@ -23,6 +23,10 @@ from fastapi import FastAPI
 # creating a collection (the encoder loaded to learn its dimension) took over 30 s.
 START_TIMEOUT_S = 600
 REQUEST_TIMEOUT_S = 300
+# The precision a served model runs at, and what a test encodes its expected vectors with.
+# `auto` takes bf16 when a speed check at load finds it faster, which load on the machine
+# can flip from one process to the next; the two paths differ by 1e-3.
+SERVED_PRECISION = "fp32"
 
 
 @dataclass
@@ -43,7 +47,8 @@ def running_server(
     store: Path, *args: str, timeout: float = START_TIMEOUT_S
 ) -> Iterator[Server]:
     port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDSTORE_HOME": str(store)}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDSTORE_HOME": str(store),
+           "EMBEDSTORE_PRECISION": SERVED_PRECISION}
     process = subprocess.Popen(
         [sys.executable, "-m", "embedstore", "serve", "--port", str(port), *args],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from embedstore.encoders.registry import load_encoder
-from tests.api.server import REQUEST_TIMEOUT_S, Server, running_server
+from tests.api.server import REQUEST_TIMEOUT_S, SERVED_PRECISION, Server, running_server
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
@@ -249,7 +249,7 @@ def test_openai_client_gets_the_same_vectors(server: Server) -> None:
     texts = ["open a file", "close the cache"]
     response = client.embeddings.create(model="all-MiniLM-L6-v2", input=texts)
     got = np.array([d.embedding for d in response.data], dtype=np.float32)
-    expected = load_encoder("all-MiniLM-L6-v2").encode(texts)
+    expected = load_encoder("all-MiniLM-L6-v2", precision=SERVED_PRECISION).encode(texts)
     np.testing.assert_allclose(got, expected, atol=1e-5)
     assert response.usage.prompt_tokens > 0 and response.model.endswith("all-MiniLM-L6-v2")
 
