@@ -635,7 +635,7 @@ def _private(collection: Collection, member: DefinitionRow) -> bool:
 
 
 def _attribute_near(near: dict[str, float], holders: Mapping[str, Receiver]) -> dict[str, float]:
-    """`obj.method` near the cursor: the nearest use of each attribute name, but those
+    """`obj.method` near the cursor: the nearest use of each attribute name, except those
     through a name whose class the code shows (``holders``)."""
     found: dict[str, float] = {}
     for name, weight in near.items():

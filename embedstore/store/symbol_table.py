@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # heads count with no import; Java's instance fields and JS/TS class fields are variables.
 # 9: a class with members is always outlined; no named definition merges with another.
 # 10: a signature heading its members' chunks leaves out its type parameters.
-# 11: a signature's comment lines do not count towards its cap of lines.
+# 11: a signature's comment lines do not count towards its cap of lines; a typed value's
+# signature ends where its value starts.
 SYMBOLS_VERSION = "11"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
