@@ -47,6 +47,7 @@ DEFAULT_MAX_CASES = 200
 # asked for when it is not among them.
 HEADLINE_BUDGET = 2048
 CANDIDATE_ROW = "code-at-cursor"
+SUFFIX_ROW = "code-at-cursor with the suffix"
 BASELINE_ROW = "context, last 30 lines"
 _COLLECTION = "code"
 
@@ -167,6 +168,19 @@ def code_at_cursor(
     )
 
 
+def code_at_cursor_with_suffix(
+    collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
+) -> RagContext:
+    """Code-at-cursor given the file's text after the cursor's line as well, as an editor
+    asking for a fill-in-the-middle completion sends it."""
+    from embedstore.retrieval.code_context import context_for_code
+
+    return context_for_code(
+        collection, case.code, code_after=case.code_after, path=case.path,
+        max_tokens=budget, tokenizer=count_tokens,
+    )
+
+
 def imported_definitions(
     collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
 ) -> RagContext:
@@ -180,6 +194,7 @@ ROWS: dict[str, Row] = {
     BASELINE_ROW: last_lines_context(30),
     "sliding-window BM25": sliding_windows,
     CANDIDATE_ROW: code_at_cursor,
+    SUFFIX_ROW: code_at_cursor_with_suffix,
 }
 
 
