@@ -228,11 +228,24 @@ def nearness(code: str, skip_lines: set[int]) -> dict[str, float]:
 
     ``skip_lines`` (the imports) bind names; they do not use them.
     """
-    last_line = code.count("\n") + 1
+    cursor = code.count("\n") + 1
+    return _nearest(identifiers(code), skip_lines, lambda line: cursor - line)
+
+
+def nearness_below(code: str, code_after: str, skip_lines: set[int]) -> dict[str, float]:
+    """As ``nearness``, for the text after the cursor (fill-in-the-middle): its first line is
+    as near as the line above the cursor. ``skip_lines`` count from the top of ``code``."""
+    cursor = code.count("\n") + 1
+    uses = [(name, line + cursor - 1) for name, line in identifiers(code_after)]
+    return _nearest(uses, skip_lines, lambda line: line - cursor + 1)
+
+
+def _nearest(uses: Iterable[tuple[str, int]], skip_lines: set[int],
+             distance: Callable[[int], int]) -> dict[str, float]:
     near: dict[str, float] = {}
-    for name, line in identifiers(code):
+    for name, line in uses:
         if line not in skip_lines:
-            near[name] = max(near.get(name, 0.0), 0.5 ** ((last_line - line) / HALF_LIFE_LINES))
+            near[name] = max(near.get(name, 0.0), 0.5 ** (distance(line) / HALF_LIFE_LINES))
     return near
 
 
@@ -242,7 +255,13 @@ def _structural(
     """Candidates from the symbol table: imported names, their members, unique names."""
     conn = collection.conn
     own = extract_symbols(code + code_after, language)
-    near = nearness(code, {n for ref in own.imports for n in ref.lines})
+    binding = {n for ref in own.imports for n in ref.lines}
+    # An import below the cursor (a test module's `use crate::x::Y`) binds for the code below.
+    lines_above = code.count("\n") + (not code.endswith("\n"))
+    imports = [ref for ref in own.imports if ref.line <= lines_above]
+    # Given the code after the cursor (fill-in-the-middle), a name used there and not above
+    # may be the one the cursor is about to use first; one used above keeps that use's weight.
+    near = {**nearness_below(code, code_after, binding), **nearness(code, binding)}
     paths = _paths(collection)
     candidates: dict[tuple[str, int], Candidate] = {}
 
@@ -279,7 +298,7 @@ def _structural(
 
     bound: set[str] = set()
     heads: dict[str, list[str]] = {}  # a name bound to modules -> their files
-    for ref, targets, how in _bindings(collection, own.imports, path or "", language, paths):
+    for ref, targets, how in _bindings(collection, imports, path or "", language, paths):
         bound.add(ref.alias.split(".")[0])
         if not targets:
             continue
@@ -300,6 +319,8 @@ def _structural(
         # import's weight instead: the same on train-multi's Rust at 2,048 tokens, -0.5 at 512).
         named = how == "import"
         imported = IMPORTED if named else 0.0
+        # An import used nowhere yet is likely used next; one that neither the code above
+        # nor the code below uses (fill-in-the-middle) is most likely used at the cursor.
         fresh = NOT_YET_USED if named and ref.alias not in near else 0.0
         if rows:
             for row in rows:

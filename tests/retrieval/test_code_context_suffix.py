@@ -1,0 +1,119 @@
+"""Code-at-cursor given the text after the cursor too (fill-in-the-middle), as editors send it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from embedstore.cli.app import app
+from embedstore.retrieval.code_context import context_for_code
+from embedstore.store.collection import Collection
+from tests.fakes import FakeEncoder
+from tests.retrieval.test_code_context import indexed
+from tests.retrieval.test_code_context_languages import rust_helpers
+
+runner = CliRunner()
+
+
+def context(collection: Collection, code: str, code_after: str | None, path: str,
+            max_tokens: int) -> str:
+    return context_for_code(collection, code, code_after=code_after, path=path,
+                            max_tokens=max_tokens, similar=False).text
+
+
+def unit_crate(tmp_path: Path) -> Collection:
+    # chrono's shape: a module of a dozen helpers that code reaches by path (`units::to_days(`).
+    return indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "mod units;\nmod fixtures;\nmod span;\n",
+        "src/units.rs": rust_helpers()
+                        + "pub(crate) fn to_days(seconds: i64) -> i64 {\n    seconds / 86400\n}\n",
+        "src/fixtures.rs": "pub(crate) fn sample_span() -> i64 {\n    86400\n}\n",
+    })
+
+
+def test_a_name_the_code_after_the_cursor_uses_is_offered(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = unit_crate(tmp_path)
+    code = "use crate::units;\n\npub fn length(seconds: i64) -> i64 {\n    "
+    after = "\n    let days = units::to_days(seconds);\n    days\n}\n"
+    wanted = "pub(crate) fn to_days(seconds: i64) -> i64 {"
+    # The module's thirteen functions are alike above the cursor; only the suffix tells them
+    # apart (and without it, the answer does not hold this one: the check can fail).
+    assert wanted not in context(collection, code, None, "src/span.rs", max_tokens=40)
+    assert wanted in context(collection, code, after, "src/span.rs", max_tokens=40)
+
+
+def test_a_name_the_code_after_the_cursor_uses_is_offered_in_python(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    helpers = "".join(f"def helper{i}(n: int) -> int:\n    return n\n\n\n" for i in range(12))
+    collection = indexed(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/units.py": helpers + "def to_days(seconds: int) -> int:\n    return seconds\n",
+    })
+    code = "from pkg import units\n\n\ndef length(seconds: int) -> int:\n    "
+    after = "\n    days = units.to_days(seconds)\n    return days\n"
+    wanted = "def to_days(seconds: int) -> int:"
+    assert wanted not in context(collection, code, None, "pkg/span.py", max_tokens=40)
+    assert wanted in context(collection, code, after, "pkg/span.py", max_tokens=40)
+
+
+def test_an_import_below_the_cursor_binds_nothing_at_the_cursor(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # A file's test module imports what its tests need (`use crate::fixtures::sample_span;`):
+    # the code at a cursor above it cannot use that name.
+    collection = unit_crate(tmp_path)
+    code = "use crate::units::to_days;\n\npub fn length(seconds: i64) -> i64 {\n    "
+    body = "".join(f"    let step{i} = seconds + {i};\n" for i in range(40))
+    after = (f"\n{body}    to_days(seconds)\n}}\n\n#[cfg(test)]\nmod tests {{\n"
+             "    use super::*;\n    use crate::fixtures::sample_span;\n\n"
+             "    #[test]\n    fn one_day() {\n        assert_eq!(length(sample_span()), 1);\n"
+             "    }\n}\n")
+    text = context(collection, code, after, "src/span.rs", max_tokens=2000)
+    assert "pub(crate) fn to_days(seconds: i64) -> i64 {" in text
+    assert "fn sample_span()" not in text
+
+
+def test_context_at_a_line_reads_the_code_below_it(tmp_path: Path) -> None:
+    # The shell's `--at FILE:LINE` passes the rest of the file as the suffix (the real
+    # default model, its tokenizer, similar code and all).
+    root = tmp_path / "site"
+    root.mkdir()
+    helpers = "".join(f"def helper{i}(n: int) -> int:\n    return n\n\n\n" for i in range(12))
+    (root / "units.py").write_text(helpers + "def to_days(total: int) -> int:\n"
+                                   "    return total // 86400\n")
+    store = tmp_path / "store"
+    done = runner.invoke(app, ["index", str(root), "--store", str(store)])
+    assert done.exit_code == 0, done.stderr
+    # A new file, not indexed yet: the collection's copy of it cannot tell what it calls.
+    (root / "span.py").write_text("import units\n\n\ndef length(span):\n\n"
+                                  "    days = units.to_days(span)\n    return days\n")
+    done = runner.invoke(app, ["context", "--at", f"{root / 'span.py'}:5", "--max-tokens", "80",
+                               "--store", str(store), "--json"])
+    assert done.exit_code == 0, done.stderr
+    assert "def to_days(total: int) -> int:" in json.loads(done.stdout)["text"]
+
+
+def test_an_import_used_neither_above_nor_below_the_cursor_comes_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # In a whole file every import is used somewhere: one that the code on both sides of the
+    # cursor leaves unused is what the cursor's line uses (tanstack's `createNull()`).
+    collection = indexed(tmp_path, {
+        "src/equal.ts": "export function deepEqual(a: unknown, b: unknown): boolean {\n"
+                        "  return a === b\n}\n",
+        "src/utils.ts": "export function createNull(): Record<string, unknown> {\n"
+                        "  return Object.create(null)\n}\n",
+    })
+    code = ("import { deepEqual } from './equal'\nimport { createNull } from './utils'\n\n"
+            "export function match(params: Record<string, string>) {\n")
+    after = "".join(f"  const step{i} = {i}\n" for i in range(30)) + (
+        "  return deepEqual(params, used)\n}\n")
+    text = context(collection, code, after, "src/router.ts", max_tokens=2000)
+    # Blocks come in the order of their best candidate.
+    assert text.startswith("src/utils.ts"), text
