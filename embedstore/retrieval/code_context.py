@@ -678,9 +678,18 @@ def _add_receivers(
     each after the first weighing less, so that one class cannot crowd out the rest; and
     those beside the members the code calls through that name (_neighbours)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
+    # The code's chains by each of their heads (`a`, `a.b` for `a.b.c`): one pass over the
+    # code's names, not one per holder (a suffix of 2,000 lines has thousands of names).
+    chains: dict[str, list[tuple[str, float]]] = {}
+    for chain, weight in near.items():
+        head = ""
+        for part in chain.split("."):
+            head = f"{head}.{part}" if head else part
+            if head in holders:
+                chains.setdefault(head, []).append((chain, weight))
     called: dict[str, dict[str, float]] = {}  # class name -> member -> nearest call through it
     for name, found in holders.items():
-        use, through = _reached_through(near, name)
+        use, through = _reached_through(chains.get(name, []), name)
         for made in _classes_made_by(collection, found, language):
             held[made] = max(held.get(made, 0.0), use)
             merged = called.setdefault(made, {})
@@ -712,15 +721,16 @@ def _add_receivers(
                 it.held = True
 
 
-def _reached_through(near: Mapping[str, float], name: str) -> tuple[float, dict[str, float]]:
+def _reached_through(
+    chains: Iterable[tuple[str, float]], name: str
+) -> tuple[float, dict[str, float]]:
     """How near the cursor ``name`` is used, and each attribute the code reaches through
-    it (`cmd.get_name()`: get_name) with its nearest use: one pass over the code's names."""
+    it (`cmd.get_name()`: get_name) with its nearest use, of the code's ``chains`` that
+    start with ``name``."""
     use = 0.0
     through: dict[str, float] = {}
     prefix = name + "."
-    for chain, weight in near.items():
-        if chain != name and not chain.startswith(prefix):
-            continue
+    for chain, weight in chains:
         use = max(use, weight)
         if chain != name:
             attribute = chain[len(prefix):].split(".", 1)[0]
