@@ -158,27 +158,21 @@ def sliding_windows(
     return window_context(collection, case.code, case.path, budget, count_tokens)
 
 
-def code_at_cursor(
-    collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
-) -> RagContext:
-    from embedstore.retrieval.code_context import context_for_code
+def code_at_cursor(with_suffix: bool) -> Row:
+    """``context_for_code`` with the file's path; ``with_suffix``, given the file's text after
+    the cursor's line as well, as an editor asking for a fill-in-the-middle completion sends it."""
 
-    return context_for_code(
-        collection, case.code, path=case.path, max_tokens=budget, tokenizer=count_tokens
-    )
+    def row(
+        collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
+    ) -> RagContext:
+        from embedstore.retrieval.code_context import context_for_code
 
+        return context_for_code(
+            collection, case.code, code_after=case.code_after if with_suffix else None,
+            path=case.path, max_tokens=budget, tokenizer=count_tokens,
+        )
 
-def code_at_cursor_with_suffix(
-    collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
-) -> RagContext:
-    """Code-at-cursor given the file's text after the cursor's line as well, as an editor
-    asking for a fill-in-the-middle completion sends it."""
-    from embedstore.retrieval.code_context import context_for_code
-
-    return context_for_code(
-        collection, case.code, code_after=case.code_after, path=case.path,
-        max_tokens=budget, tokenizer=count_tokens,
-    )
+    return row
 
 
 def imported_definitions(
@@ -193,8 +187,8 @@ ROWS: dict[str, Row] = {
     "context, last 8 lines": last_lines_context(8),
     BASELINE_ROW: last_lines_context(30),
     "sliding-window BM25": sliding_windows,
-    CANDIDATE_ROW: code_at_cursor,
-    SUFFIX_ROW: code_at_cursor_with_suffix,
+    CANDIDATE_ROW: code_at_cursor(with_suffix=False),
+    SUFFIX_ROW: code_at_cursor(with_suffix=True),
 }
 
 

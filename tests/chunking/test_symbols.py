@@ -829,7 +829,6 @@ def test_a_multi_line_import_binds_on_all_its_lines() -> None:
         ("slugify", [1, 2, 3, 4]), ("t", [1, 2, 3, 4]), ("os", [5])]
 
 
-
 def test_a_node_longer_than_a_chunk_of_the_read_back_source_reads_whole() -> None:
     # A parsed file's text is read back in 4 KiB chunks: a longer node's text spans several.
     names = [f"item_number_{i}" for i in range(800)]  # some 12 KiB in one `use` tree
