@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
@@ -23,43 +24,40 @@ def context(collection: Collection, code: str, code_after: str | None, path: str
                             max_tokens=max_tokens, similar=False).text
 
 
-def unit_crate(tmp_path: Path) -> Collection:
-    # chrono's shape: a module of a dozen helpers that code reaches by path (`units::to_days(`).
-    return indexed(tmp_path, {
-        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
-        "src/lib.rs": "mod units;\nmod fixtures;\nmod span;\n",
-        "src/units.rs": rust_helpers()
-                        + "pub(crate) fn to_days(seconds: i64) -> i64 {\n    seconds / 86400\n}\n",
-        "src/fixtures.rs": "pub(crate) fn sample_span() -> i64 {\n    86400\n}\n",
-    })
+# chrono's shape: a module of a dozen helpers that code reaches by path (`units::to_days(`).
+UNIT_CRATE = {
+    "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+    "src/lib.rs": "mod units;\nmod fixtures;\nmod span;\n",
+    "src/units.rs": rust_helpers()
+                    + "pub(crate) fn to_days(seconds: i64) -> i64 {\n    seconds / 86400\n}\n",
+    "src/fixtures.rs": "pub(crate) fn sample_span() -> i64 {\n    86400\n}\n",
+}
+UNIT_PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/units.py": "".join(f"def helper{i}(n: int) -> int:\n    return n\n\n\n" for i in range(12))
+                    + "def to_days(seconds: int) -> int:\n    return seconds\n",
+}
+# files, the code above the cursor, the code below it, the edited file, the wanted signature
+MODULE_CALLED_BELOW = {
+    "rust": (UNIT_CRATE, "use crate::units;\n\npub fn length(seconds: i64) -> i64 {\n    ",
+             "\n    let days = units::to_days(seconds);\n    days\n}\n", "src/span.rs",
+             "pub(crate) fn to_days(seconds: i64) -> i64 {"),
+    "python": (UNIT_PACKAGE, "from pkg import units\n\n\ndef length(seconds: int) -> int:\n    ",
+               "\n    days = units.to_days(seconds)\n    return days\n", "pkg/span.py",
+               "def to_days(seconds: int) -> int:"),
+}
 
 
+@pytest.mark.parametrize("language", sorted(MODULE_CALLED_BELOW))
 def test_a_name_the_code_after_the_cursor_uses_is_offered(
-    tmp_path: Path, fake_encoder: FakeEncoder
+    tmp_path: Path, fake_encoder: FakeEncoder, language: str
 ) -> None:
-    collection = unit_crate(tmp_path)
-    code = "use crate::units;\n\npub fn length(seconds: i64) -> i64 {\n    "
-    after = "\n    let days = units::to_days(seconds);\n    days\n}\n"
-    wanted = "pub(crate) fn to_days(seconds: i64) -> i64 {"
+    files, code, after, path, wanted = MODULE_CALLED_BELOW[language]
+    collection = indexed(tmp_path, files)
     # The module's thirteen functions are alike above the cursor; only the suffix tells them
     # apart (and without it, the answer does not hold this one: the check can fail).
-    assert wanted not in context(collection, code, None, "src/span.rs", max_tokens=40)
-    assert wanted in context(collection, code, after, "src/span.rs", max_tokens=40)
-
-
-def test_a_name_the_code_after_the_cursor_uses_is_offered_in_python(
-    tmp_path: Path, fake_encoder: FakeEncoder
-) -> None:
-    helpers = "".join(f"def helper{i}(n: int) -> int:\n    return n\n\n\n" for i in range(12))
-    collection = indexed(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/units.py": helpers + "def to_days(seconds: int) -> int:\n    return seconds\n",
-    })
-    code = "from pkg import units\n\n\ndef length(seconds: int) -> int:\n    "
-    after = "\n    days = units.to_days(seconds)\n    return days\n"
-    wanted = "def to_days(seconds: int) -> int:"
-    assert wanted not in context(collection, code, None, "pkg/span.py", max_tokens=40)
-    assert wanted in context(collection, code, after, "pkg/span.py", max_tokens=40)
+    assert wanted not in context(collection, code, None, path, max_tokens=40)
+    assert wanted in context(collection, code, after, path, max_tokens=40)
 
 
 def test_an_import_below_the_cursor_binds_nothing_at_the_cursor(
@@ -67,7 +65,7 @@ def test_an_import_below_the_cursor_binds_nothing_at_the_cursor(
 ) -> None:
     # A file's test module imports what its tests need (`use crate::fixtures::sample_span;`):
     # the code at a cursor above it cannot use that name.
-    collection = unit_crate(tmp_path)
+    collection = indexed(tmp_path, UNIT_CRATE)
     code = "use crate::units::to_days;\n\npub fn length(seconds: i64) -> i64 {\n    "
     body = "".join(f"    let step{i} = seconds + {i};\n" for i in range(40))
     after = (f"\n{body}    to_days(seconds)\n}}\n\n#[cfg(test)]\nmod tests {{\n"
