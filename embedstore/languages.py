@@ -256,6 +256,29 @@ def is_private_member(name: str, declaration: str, language: str) -> bool:
     return _PRIVATE.search(before) is not None
 
 
+# Rust's receiver of a method: `self`, `mut self`, `&self`, `&'a mut self`.
+_RUST_SELF = re.compile(r"\(\s*(?P<ref>&\s*(?:'\w+\s+)?(?P<mut>mut\s+)?)?(?:mut\s+)?self\b")
+_RUST_COPY = re.compile(r"\bderive\([^)]*\bCopy\b")
+
+
+def callable_through(member: str, borrow: str, owner: str, language: str) -> bool:
+    """Whether a method declared by ``member`` (its header's text) can be called through a
+    value held as ``borrow`` ("&", "&mut", "" for owned) of the class that ``owner``
+    declares. Rust only: a function without `self` is the type's, not the value's; through
+    `&` only `&self` methods, through `&mut` `&mut self` ones too, and those taking `self`
+    by value only where the type is `Copy`. Elsewhere, always."""
+    if language != "rust":
+        return True
+    found = _RUST_SELF.search(member)
+    if found is None:
+        return False
+    if not borrow:
+        return True
+    if found["ref"] is None:
+        return _RUST_COPY.search(owner) is not None
+    return borrow == "&mut" or found["mut"] is None
+
+
 # Languages whose attributes and annotations above a definition say little of how to call it
 # (`#[inline]`, `#[must_use]`, `@Override`): a signature in an outline starts below them.
 # Python's decorators stay (`@property`, `@classmethod` say how it is called).

@@ -4,7 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from embedstore.languages import FALLBACK_LANGUAGE, detect_language, is_private_member
+from embedstore.languages import (
+    FALLBACK_LANGUAGE,
+    callable_through,
+    detect_language,
+    is_private_member,
+)
 
 
 @pytest.mark.parametrize(
@@ -99,3 +104,32 @@ def test_private_members_are_those_no_other_file_reaches(
     name: str, declaration: str, language: str, private: bool
 ) -> None:
     assert is_private_member(name, declaration, language) is private
+
+
+STRUCT = "#[derive(Clone, Debug)]\npub struct Command {"
+COPY_STRUCT = "#[derive(Clone, Copy, PartialEq)]\npub struct Date {"
+
+
+@pytest.mark.parametrize(("member", "borrow", "owner", "callable_"), [
+    ("    pub fn name(&self) -> &str {", "&", STRUCT, True),
+    ("    pub fn name<'a>(&'a self) -> &'a str {", "&", STRUCT, True),
+    ("    pub fn push(&mut self, arg: Arg) {", "&", STRUCT, False),
+    ("    pub fn push(&mut self, arg: Arg) {", "&mut", STRUCT, True),
+    ("    pub fn push(&'a mut self, arg: Arg) {", "&mut", STRUCT, True),
+    ("    pub fn arg(mut self, arg: Arg) -> Self {", "&", STRUCT, False),
+    ("    pub fn arg(mut self, arg: Arg) -> Self {", "&mut", STRUCT, False),
+    ("    pub fn arg(mut self, arg: Arg) -> Self {", "", STRUCT, True),
+    ("    #[must_use]\n    pub fn build(self) -> Built {", "", STRUCT, True),
+    # A Copy type's value is copied out of a reference to call a method that takes it whole.
+    ("    pub fn succ(self) -> Date {", "&", COPY_STRUCT, True),
+    # An associated function is called through the type, never through a value.
+    ("    pub fn new(name: &str) -> Self {", "", STRUCT, False),
+    ("    pub fn new(name: &str) -> Self {", "&", STRUCT, False),
+    # Other languages have no such rule.
+    ("    public static Command of(String name) {", "", "public class Command {", True),
+])
+def test_a_rust_method_is_callable_through_a_value_as_its_self_says(
+    member: str, borrow: str, owner: str, callable_: bool
+) -> None:
+    language = "java" if member.lstrip().startswith("public") else "rust"
+    assert callable_through(member, borrow, owner, language) is callable_

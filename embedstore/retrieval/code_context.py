@@ -52,6 +52,7 @@ from embedstore.chunking.symbols import (
 from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
 from embedstore.languages import (
+    callable_through,
     detect_language,
     is_private_member,
     is_test_code,
@@ -649,10 +650,7 @@ def _add_members(
 
 def _private(collection: Collection, member: DefinitionRow) -> bool:
     """A member only its own class reaches (`private x: Foo`): code elsewhere never uses it."""
-    text = _lines(collection, member.path)
-    header = "\n".join(text.get(n, "") for n in range(member.start_line,
-                                                        member.signature_end_line + 1))
-    return is_private_member(member.name, header, member.language)
+    return is_private_member(member.name, _header_text(collection, member), member.language)
 
 
 def _attribute_near(near: dict[str, float], holders: Mapping[str, Receiver]) -> dict[str, float]:
@@ -678,6 +676,7 @@ def _add_receivers(
     each after the first weighing less, so that one class cannot crowd out the rest; and
     those beside the members the code calls through that name (_neighbours)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
+    borrows: dict[str, str] = {}  # class name -> how its holders hold it, the freest
     # The code's chains by each of their heads (`a`, `a.b` for `a.b.c`): one pass over the
     # code's names, not one per holder (a suffix of 2,000 lines has thousands of names).
     chains: dict[str, list[tuple[str, float]]] = {}
@@ -692,6 +691,7 @@ def _add_receivers(
         use, through = _reached_through(chains.get(name, []), name)
         for made in _classes_made_by(collection, found, language):
             held[made] = max(held.get(made, 0.0), use)
+            borrows[made] = min(borrows.get(made, found.borrow), found.borrow, key=_FREEDOM.index)
             merged = called.setdefault(made, {})
             for attribute, weight in through.items():
                 merged[attribute] = max(merged.get(attribute, 0.0), weight)
@@ -709,7 +709,10 @@ def _add_receivers(
             used = called[name]
             if not cls.members:
                 _add_members(collection, {(row.path, row.start_line): cls}, used)
-            ordered = sorted(cls.members, key=lambda m: (
+            owner = _header_text(collection, row)
+            reachable = [m for m in cls.members if callable_through(
+                _header_text(collection, m), borrows[name], owner, row.language)]
+            ordered = sorted(reachable, key=lambda m: (
                 -max(used.get(m.name, 0.0), attribute_near.get(m.name, 0.0)),
                 m.name.startswith("_")))
             beside = _neighbours(cls.members, used)
@@ -719,6 +722,16 @@ def _add_receivers(
                                + USED_NEAR * used.get(member.name, 0.0),
                                it.score + USED_NEAR * beside[id(member)])
                 it.held = True
+
+
+# How a name may hold a value, freest first (Rust: owned, `&mut`, `&`).
+_FREEDOM = ("", "&mut", "&")
+
+
+def _header_text(collection: Collection, row: DefinitionRow) -> str:
+    """A definition's lines down to its signature's end: attributes, doc comment, header."""
+    text = _lines(collection, row.path)
+    return "\n".join(text.get(n, "") for n in range(row.start_line, row.signature_end_line + 1))
 
 
 def _reached_through(

@@ -38,6 +38,9 @@ class Receiver:
     source: str
     called: bool
     line: int  # 1-based, where the binding is written
+    # How the name holds it where the language tells (Rust: "&", "&mut"): which of the
+    # class's members it can call. Empty: owned, or not told.
+    borrow: str = ""
 
 
 def _line_of(code: str) -> Callable[[int], int]:
@@ -309,9 +312,9 @@ _RS_PATH = rf"{_NAME}(?:::{_NAME})*"
 _RUST_LIBRARY = frozenset({
     "Vec", "VecDeque", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "Box", "Rc", "Arc",
     "Cell", "RefCell", "Mutex", "RwLock", "Option", "Result", "Cow", "Pin", "Self"})
-# A type, `&`, `&mut`, a lifetime and `dyn`/`impl` aside; capitalised, as Rust names types
-# (so no primitive passes).
-_RS_TYPE = (rf"(?:&[ \t]*)?(?:'{_NAME}[ \t]+)?(?:mut[ \t]+)?(?:(?:dyn|impl)[ \t]+)?"
+# A type, `&`, `&mut`, a lifetime and `dyn`/`impl` aside (the borrow kept: it says which
+# methods the value can call); capitalised, as Rust names types (so no primitive passes).
+_RS_TYPE = (rf"(?P<borrow>&[ \t]*(?:'{_NAME}[ \t]+)?(?:mut[ \t]+)?)?(?:(?:dyn|impl)[ \t]+)?"
             rf"(?P<type>(?:{_NAME}::)*[A-Z]\w*(?:{_GENERIC})?)")
 _RS_TYPE_AT = re.compile(_RS_TYPE)
 # `let x = Type::new(`, `let mut x = path::f(`, `let x = Type {`
@@ -347,11 +350,20 @@ def _rust(code: str) -> Iterator[Receiver]:
             yield Receiver(match["name"], made, match["open"] == "(", line(match.start()))
     for match in _RS_LET_TYPED.finditer(code):
         if (cls := _rust_class(match["type"])) is not None:
-            yield Receiver(match["name"], cls, False, line(match.start()))
+            yield Receiver(match["name"], cls, False, line(match.start()),
+                           _rust_borrow(match["borrow"]))
     for match in _RS_FN.finditer(code):
         for param in _RS_PARAM.finditer(match["params"]):
             if (cls := _rust_class(param["type"])) is not None:
-                yield Receiver(param["name"], cls, False, line(match.start()))
+                yield Receiver(param["name"], cls, False, line(match.start()),
+                               _rust_borrow(param["borrow"]))
+
+
+def _rust_borrow(written: str | None) -> str:
+    """`&'a mut ` -> "&mut"; `&` -> "&"; none -> ""."""
+    if not written:
+        return ""
+    return "&mut" if written.rstrip().endswith("mut") else "&"
 
 
 def _rust_returns(signature: str) -> str | None:

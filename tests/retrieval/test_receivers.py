@@ -223,6 +223,13 @@ def test_rust_lets_and_parameters_bind_names() -> None:
     assert not {"n", "b", "v", "h", "i", "j", "m", "self"} & found.keys()
 
 
+def test_rust_bindings_keep_how_they_borrow() -> None:
+    code = ("fn f(cmd: &Command, p: &'a mut Parsed, o: Arg, d: &'a dyn Shape) {\n"
+            "    let x: &mut Point = y;\n    let z = Point::new(1, 2);\n")
+    borrows = {name: r.borrow for name, r in receivers(code, "rust").items()}
+    assert borrows == {"cmd": "&", "p": "&mut", "o": "", "d": "&", "x": "&mut", "z": ""}
+
+
 @pytest.mark.parametrize(("signature", "expected"), [
     ("fn origin() -> Point {", "Point"),
     ("#[inline]\npub fn at(&self) -> geo::Point {", "geo.Point"),
@@ -339,3 +346,34 @@ def test_a_rust_constructor_call_names_its_type_not_the_shared_new(
     # As `Point.new`, the caller would look up every `new`: each returns Self, which says nothing.
     by_function = Receiver("p", "Point.new", True, 2)
     assert code_context._classes_made_by(collection, by_function, "rust") == []
+
+
+# clap's shape: a builder whose setters take the value whole and return it, then its getters.
+BUILDER = "".join(f"    pub fn {name}(mut self, value: &str) -> Self {{\n"
+                  f"        self.parts.push(value.to_string());\n        self\n    }}\n\n"
+                  for name in ("about", "author", "version", "alias", "group", "before_help",
+                               "after_help", "usage", "template", "display_name"))
+COMMAND_CRATE = {
+    "Cargo.toml": '[package]\nname = "cli"\nversion = "0.1.0"\n',
+    "src/lib.rs": "pub mod command;\npub mod render;\n",
+    "src/command.rs": "#[derive(Clone, Debug, Default)]\npub struct Command {\n"
+                      "    parts: Vec<String>,\n}\n\nimpl Command {\n"
+                      "    pub fn new(name: &str) -> Self {\n        Command::default()\n    }\n\n"
+                      + BUILDER
+                      + "    pub fn get_about(&self) -> Option<&str> {\n"
+                        "        self.parts.first().map(|s| s.as_str())\n    }\n}\n",
+}
+
+
+def test_a_rust_value_held_by_reference_offers_the_methods_it_can_call(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # Through `&Command` only `&self` methods can be called: not the ten setters that take
+    # the value whole, nor `new`, which is the type's. Source order puts those first.
+    collection = indexed(tmp_path, COMMAND_CRATE)
+    code = "use crate::command::Command;\n\npub fn render(cmd: &Command) -> String {\n    "
+    text = context(collection, code, "src/render.rs", max_tokens=120)
+    assert "pub fn get_about(&self) -> Option<&str> {" in text
+    # Owned, the value can call every method: the setters come as before.
+    owned = code.replace("&Command", "Command")
+    assert "pub fn about(mut self" in context(collection, owned, "src/render.rs", max_tokens=120)
