@@ -256,7 +256,9 @@ def is_private_member(name: str, declaration: str, language: str) -> bool:
     return _PRIVATE.search(before) is not None
 
 
-# Rust's receiver of a method: `self`, `mut self`, `&self`, `&'a mut self`.
+# Rust's receiver of a method: `self`, `mut self`, `&self`, `&'a mut self`; read after the
+# last `fn name` of the header, since its doc comment may quote another call (`into(self)`).
+_RUST_FN = re.compile(r"\bfn\s+[A-Za-z_]\w*")
 _RUST_SELF = re.compile(r"\(\s*(?P<ref>&\s*(?:'\w+\s+)?(?P<mut>mut\s+)?)?(?:mut\s+)?self\b")
 _RUST_COPY = re.compile(r"\bderive\([^)]*\bCopy\b")
 
@@ -269,7 +271,8 @@ def callable_through(member: str, borrow: str, owner: str, language: str) -> boo
     by value only where the type is `Copy`. Elsewhere, always."""
     if language != "rust":
         return True
-    found = _RUST_SELF.search(member)
+    names = [found.end() for found in _RUST_FN.finditer(member)]
+    found = _RUST_SELF.search(member, names[-1] if names else 0)
     if found is None:
         return False
     if not borrow:

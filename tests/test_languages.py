@@ -125,6 +125,8 @@ COPY_STRUCT = "#[derive(Clone, Copy, PartialEq)]\npub struct Date {"
     # An associated function is called through the type, never through a value.
     ("    pub fn new(name: &str) -> Self {", "", STRUCT, False),
     ("    pub fn new(name: &str) -> Self {", "&", STRUCT, False),
+    ("    /// Not `into(self)`.\n    pub fn new(name: &str) -> Self {", "", STRUCT, False),
+    ("    pub fn map<F: Fn(u8) -> u8>(self, f: F) -> Self {", "", STRUCT, True),
     # Other languages have no such rule.
     ("    public static Command of(String name) {", "", "public class Command {", True),
 ])

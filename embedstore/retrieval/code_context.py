@@ -674,7 +674,8 @@ def _add_receivers(
     the next `x.` calls, those the code calls through that name or through a name of no
     known class (`self.environment.parse`) first, then public ones in source order,
     each after the first weighing less, so that one class cannot crowd out the rest; and
-    those beside the members the code calls through that name (_neighbours)."""
+    those beside the members the code calls through that name (_neighbours). Only those
+    the value can call as its name holds it (a Rust `&T`: `&self` methods; callable_through)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
     borrows: dict[str, str] = {}  # class name -> how its holders hold it, the freest
     # The code's chains by each of their heads (`a`, `a.b` for `a.b.c`): one pass over the
