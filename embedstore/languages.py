@@ -275,7 +275,8 @@ def callable_through(member: str, borrow: str, owner: str, language: str) -> boo
     found = _RUST_SELF.search(member, names[-1] if names else 0)
     if found is None:
         return False
-    if not borrow:
+    # A typed receiver (`self: Pin<&mut Self>`, `self: &Self`) is not read: taken as callable.
+    if not borrow or member[found.end():].lstrip().startswith(":"):
         return True
     if found["ref"] is None:
         return _RUST_COPY.search(owner) is not None

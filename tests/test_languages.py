@@ -127,6 +127,7 @@ COPY_STRUCT = "#[derive(Clone, Copy, PartialEq)]\npub struct Date {"
     ("    pub fn new(name: &str) -> Self {", "&", STRUCT, False),
     ("    /// Not `into(self)`.\n    pub fn new(name: &str) -> Self {", "", STRUCT, False),
     ("    pub fn map<F: Fn(u8) -> u8>(self, f: F) -> Self {", "", STRUCT, True),
+    ("    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {", "&mut", STRUCT, True),
 ])
 def test_a_rust_method_is_callable_through_a_value_as_its_self_says(
     member: str, borrow: str, owner: str, callable_: bool
