@@ -7,6 +7,7 @@ they are stable identifiers (lower case, no spaces), not display names.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -263,14 +264,10 @@ _RUST_SELF = re.compile(r"\(\s*(?P<ref>&\s*(?:'\w+\s+)?(?P<mut>mut\s+)?)?(?:mut\
 _RUST_COPY = re.compile(r"\bderive\([^)]*\bCopy\b")
 
 
-def callable_through(member: str, borrow: str, owner: str, language: str) -> bool:
-    """Whether a method declared by ``member`` (its header's text) can be called through a
-    value held as ``borrow`` ("&", "&mut", "" for owned) of the class that ``owner``
-    declares. Rust only: a function without `self` is the type's, not the value's; through
-    `&` only `&self` methods, through `&mut` `&mut self` ones too, and those taking `self`
-    by value only where the type is `Copy`. Elsewhere, always."""
-    if language != "rust":
-        return True
+def _rust_callable(member: str, borrow: str, owner: str) -> bool:
+    """A function without `self` is the type's, not the value's; through `&` only `&self`
+    methods, through `&mut` `&mut self` ones too, and those taking `self` by value only
+    where the type is `Copy`."""
     names = [found.end() for found in _RUST_FN.finditer(member)]
     found = _RUST_SELF.search(member, names[-1] if names else 0)
     if found is None:
@@ -281,6 +278,18 @@ def callable_through(member: str, borrow: str, owner: str, language: str) -> boo
     if found["ref"] is None:
         return _RUST_COPY.search(owner) is not None
     return borrow == "&mut" or found["mut"] is None
+
+
+# (member's header text, how the value is held: "&", "&mut", "" for owned, its class's
+# header text) -> whether that value can call the member; a language without one calls all.
+CallableThrough = Callable[[str, str, str], bool]
+_CALLABLE_THROUGH: dict[str, CallableThrough] = {"rust": _rust_callable}
+
+
+def callable_through(language: str) -> CallableThrough | None:
+    """Which members a value held by a name can call, where ``language`` restricts them
+    (Rust, by its methods' `self`); None where a value can call every member."""
+    return _CALLABLE_THROUGH.get(language)
 
 
 # Languages whose attributes and annotations above a definition say little of how to call it

@@ -132,9 +132,10 @@ COPY_STRUCT = "#[derive(Clone, Copy, PartialEq)]\npub struct Date {"
 def test_a_rust_method_is_callable_through_a_value_as_its_self_says(
     member: str, borrow: str, owner: str, callable_: bool
 ) -> None:
-    assert callable_through(member, borrow, owner, "rust") is callable_
+    rule = callable_through("rust")
+    assert rule is not None and rule(member, borrow, owner) is callable_
 
 
-def test_other_languages_call_every_member_through_a_value() -> None:
-    member, owner = "    public static Command of(String name) {", "public class Command {"
-    assert callable_through(member, "", owner, "java")
+@pytest.mark.parametrize("language", ["java", "python", "typescript", "go"])
+def test_other_languages_call_every_member_through_a_value(language: str) -> None:
+    assert callable_through(language) is None

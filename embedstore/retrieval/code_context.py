@@ -710,9 +710,11 @@ def _add_receivers(
             used = called[name]
             if not cls.members:
                 _add_members(collection, {(row.path, row.start_line): cls}, used)
-            owner = _header_text(collection, row)
-            reachable = [m for m in cls.members if callable_through(
-                _header_text(collection, m), borrows[name], owner, row.language)]
+            reachable = cls.members
+            if (can_call := callable_through(row.language)) is not None:
+                owner = _header_text(collection, row)
+                reachable = [m for m in cls.members
+                             if can_call(_header_text(collection, m), borrows[name], owner)]
             ordered = sorted(reachable, key=lambda m: (
                 -max(used.get(m.name, 0.0), attribute_near.get(m.name, 0.0)),
                 m.name.startswith("_")))
