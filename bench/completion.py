@@ -15,6 +15,14 @@ bench/results/completion.{md,json} (Python) or completion_multi.{md,json} (-mult
 section per set and --label; a section not run keeps its last results there. --against
 compares each row's per-cursor hits with the same section of an earlier run's JSON (another
 commit's), paired bootstrap over the cursors both ran, and adds the table to the section.
+
+--fast scores the rows that read no vectors (code-at-cursor, its suffix row, imported
+definitions, sliding-window BM25, no retrieval) without the model: each repository is
+indexed with the test suite's hashing encoder, and budgets are counted by the default
+model's tokenizer. Its figures are within a cursor or two of the model's, and indexing takes
+seconds instead of minutes: tune with it, then confirm without it. Its indexes are in
+bench/work/completion-fast/, its results in bench/results/completion_fast.{md,json} and
+completion_multi_fast.{md,json}.
 """
 
 from __future__ import annotations
@@ -33,8 +41,10 @@ from stdlib_corpus import stdlib_copy
 
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci
 from embedstore.evaluation.completion import (
+    CANDIDATE_ROW,
     DEFAULT_BUDGETS,
     ROWS,
+    SUFFIX_ROW,
     check_rows,
     markdown_report,
     run_completion,
@@ -57,6 +67,9 @@ _ROW_SEPARATOR = re.compile(r",(?! )")
 # JavaScript and TSX repositories are scored with TypeScript's.
 _LANGUAGE_GROUPS = {"javascript": "typescript", "tsx": "typescript"}
 _SCORED = ("python", "typescript", "go", "rust", "java")
+# The rows whose answers depend on no vector: what --fast can score.
+VECTOR_FREE = ("no retrieval", "imported definitions", "sliding-window BM25", CANDIDATE_ROW,
+               SUFFIX_ROW)
 
 
 def repositories(which: str, folder: Path | None) -> list[Path]:
@@ -90,9 +103,18 @@ def main() -> None:
                         help="-multi sets: score only this language (repeatable) [all]")
     parser.add_argument("--against", type=Path,
                         help="an earlier run's completion JSON: paired before/after per row")
+    parser.add_argument("--fast", action="store_true",
+                        help="the rows that read no vectors, without the model (to tune with)")
     args = parser.parse_args()
     rows = [r.strip() for r in _ROW_SEPARATOR.split(args.rows)]
     check_rows(rows)
+    encoder = None
+    if args.fast:
+        if needs_vectors := [r for r in rows if r not in VECTOR_FREE]:
+            if args.rows != parser.get_default("rows"):
+                parser.error(f"--fast scores no row that reads vectors: {', '.join(needs_vectors)}")
+            rows = [r for r in rows if r in VECTOR_FREE]
+        encoder = hashing_encoder()
     multi = args.which in MULTI_SETS
     groups: dict[str, list[Path]] = {}
     for repo in repositories(args.which, args.repos):
@@ -103,8 +125,9 @@ def main() -> None:
     for language, members in groups.items():
         began = time.perf_counter()
         report = run_completion(
-            members, seed=args.seed, max_cases=args.max_cases, rows=rows, budgets=BUDGETS,
-            work=HERE / "work" / "completion" / args.which / (args.label or "default"),
+            members, encoder=encoder, seed=args.seed, max_cases=args.max_cases, rows=rows,
+            budgets=BUDGETS, work=HERE / "work" / ("completion-fast" if args.fast else "completion")
+            / args.which / (args.label or "default"),
         )
         total = time.perf_counter() - began
         result = asdict(report)
@@ -120,8 +143,22 @@ def main() -> None:
             + against
         )
         result = {**result, "total_seconds": round(total, 1), "markdown": section}
-        write_results(title, language if multi else None, result)
+        write_results(title, language if multi else None, result, fast=args.fast)
         print(section, flush=True)
+
+
+def hashing_encoder() -> str:
+    """The test suite's hashing encoder, counting tokens as the default model does: what
+    code-at-cursor packs depends on the counts, never on the vectors. Its spec."""
+    sys.path.insert(0, str(HERE.parent))
+    from embedstore.encoders.registry import load_encoder
+    from tests.fakes import FAKE_SPEC, FakeEncoder, install_fake_encoder
+
+    model = load_encoder(None)
+    # On the class: the registry makes one instance per pooling.
+    FakeEncoder.count_tokens = lambda self, texts: model.count_tokens(texts)  # type: ignore[method-assign]
+    install_fake_encoder()
+    return FAKE_SPEC
 
 
 def compare(before: dict[str, object], after: dict[str, object]) -> str:
@@ -151,9 +188,11 @@ def compare(before: dict[str, object], after: dict[str, object]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(title: str, language: str | None, result: dict[str, object]) -> None:
+def write_results(
+    title: str, language: str | None, result: dict[str, object], *, fast: bool
+) -> None:
     """Stores one run's result; a -multi set keeps one per language, written as each ends."""
-    stem = "completion_multi" if language else "completion"
+    stem = ("completion_multi" if language else "completion") + ("_fast" if fast else "")
     out = HERE / "results"
     out.mkdir(exist_ok=True)
     stored = out / f"{stem}.json"
@@ -173,6 +212,7 @@ def write_results(title: str, language: str | None, result: dict[str, object]) -
 
     usage = "--set validation-multi|train-multi [--label NAME] [--language L]" if language \
         else "--set stdlib|validation"
+    usage += " --fast" if fast else ""
     (out / f"{stem}.md").write_text(
         "# Code-completion context benchmark\n\n"
         f"`python bench/completion.py {usage}`; see embedstore/evaluation/"
