@@ -3,7 +3,7 @@
     python bench/completion.py [--set stdlib|validation|validation-multi|train-multi]
                                [--repos DIR] [--label NAME] [--max-cases 200] [--seed 0]
                                [--rows "no retrieval,context, last 30 lines,..."]
-                               [--against OLD.json]
+                               [--against OLD.json] [--fast]
 
 stdlib: packages of this Python's standard library (tests excluded), each a repository.
 validation, validation-multi, train-multi: the pinned repositories of
