@@ -41,10 +41,9 @@ from stdlib_corpus import stdlib_copy
 
 from embedstore.evaluation.bootstrap import paired_bootstrap_ci
 from embedstore.evaluation.completion import (
-    CANDIDATE_ROW,
     DEFAULT_BUDGETS,
     ROWS,
-    SUFFIX_ROW,
+    VECTOR_FREE_ROWS,
     check_rows,
     markdown_report,
     run_completion,
@@ -67,9 +66,6 @@ _ROW_SEPARATOR = re.compile(r",(?! )")
 # JavaScript and TSX repositories are scored with TypeScript's.
 _LANGUAGE_GROUPS = {"javascript": "typescript", "tsx": "typescript"}
 _SCORED = ("python", "typescript", "go", "rust", "java")
-# The rows whose answers depend on no vector: what --fast can score.
-VECTOR_FREE = ("no retrieval", "imported definitions", "sliding-window BM25", CANDIDATE_ROW,
-               SUFFIX_ROW)
 
 
 def repositories(which: str, folder: Path | None) -> list[Path]:
@@ -110,11 +106,12 @@ def main() -> None:
     check_rows(rows)
     encoder = None
     if args.fast:
-        if needs_vectors := [r for r in rows if r not in VECTOR_FREE]:
+        if needs_vectors := [r for r in rows if r not in VECTOR_FREE_ROWS]:
             if args.rows != parser.get_default("rows"):
                 parser.error(f"--fast scores no row that reads vectors: {', '.join(needs_vectors)}")
-            rows = [r for r in rows if r in VECTOR_FREE]
+            rows = [r for r in rows if r in VECTOR_FREE_ROWS]
         encoder = hashing_encoder()
+    work = HERE / "work" / ("completion-fast" if args.fast else "completion") / args.which
     multi = args.which in MULTI_SETS
     groups: dict[str, list[Path]] = {}
     for repo in repositories(args.which, args.repos):
@@ -126,8 +123,7 @@ def main() -> None:
         began = time.perf_counter()
         report = run_completion(
             members, encoder=encoder, seed=args.seed, max_cases=args.max_cases, rows=rows,
-            budgets=BUDGETS, work=HERE / "work" / ("completion-fast" if args.fast else "completion")
-            / args.which / (args.label or "default"),
+            budgets=BUDGETS, work=work / (args.label or "default"),
         )
         total = time.perf_counter() - began
         result = asdict(report)
