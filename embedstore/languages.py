@@ -186,12 +186,35 @@ def is_test_code(path: str, language: str, symbol: str | None = None, text: str 
         return True
     if any(infix in name for infix in rule.infixes):
         return True
+    # A file that is a test module itself: Rust's `tests.rs` beside `#[cfg(test)] mod tests;`.
+    if name.rpartition(".")[0] in rule.modules:
+        return True
     owners = {owner for part in (symbol or "").split(", ") for owner in part.split(".")[:-1]}
     if not rule.modules.isdisjoint(owners):
         return True
     return rule.attributes != () and any(
         line.strip().startswith(rule.attributes) for line in _leading_lines(text)
     )
+
+
+def in_test_item(code: str, language: str) -> bool:
+    """Whether the end of ``code`` lies inside a top-level item that its attributes make
+    test code, where the language marks tests so (Rust's `#[cfg(test)] mod tests {`)."""
+    rule = _TEST_CODE.get(language)
+    if rule is None or not rule.attributes:
+        return False
+    lines = code.split("\n")
+    for at in range(len(lines) - 1, -1, -1):
+        line = lines[at]
+        if not line or line[0].isspace() or line.startswith(("//", "/*", "*")):
+            continue
+        if line.startswith("}"):
+            return False
+        first = at
+        while first > 0 and lines[first - 1].startswith(("#[", "//")):
+            first -= 1
+        return is_test_code("", language, None, "\n".join(lines[first:at + 1]))
+    return False
 
 
 def tested_file_name(path: str, language: str) -> str | None:

@@ -54,6 +54,7 @@ from embedstore.errors import UserInputError
 from embedstore.languages import (
     callable_through,
     detect_language,
+    in_test_item,
     is_private_member,
     is_test_code,
     line_comment,
@@ -200,11 +201,12 @@ def context_for_code(
     _order_members(candidates)
     prompt_lines = {line.strip() for line in code.split("\n") if line.strip()}
     # Code that is not a test never uses a test's definitions (Go cannot even see them).
-    tests_wanted = path is None or is_test_code(path, language)
+    tests_wanted = path is None or is_test_code(path, language) or in_test_item(code, language)
     wanted = (
         c for c in sorted(candidates.values(), key=lambda c: -c.score)
         if c.row.path != path and rules.allows(c.row.path, c.row.language)
-        and (tests_wanted or not is_test_code(c.row.path, c.row.language, c.row.qualname))
+        and (tests_wanted or not is_test_code(c.row.path, c.row.language, c.row.qualname,
+                                              _header_text(collection, c.row)))
         and not _already_in_prompt(collection, c, prompt_lines, path)
     )
     ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
@@ -485,12 +487,14 @@ def _modules_passed_on(
     collection: Collection, modules: list[str], language: str, paths: frozenset[str]
 ) -> list[str]:
     """``modules`` and those they pass on whole (`export * from "./x"` in a barrel, Python's
-    `from .core import *` in a package): what a namespace import reaches."""
+    `from .core import *` in a package, Rust's `pub use errors::*`): what a namespace import
+    reaches. Not what a module's glob only takes in (a test module's `use super::*`)."""
     found = list(modules)
     todo = list(modules)
     for _ in range(REEXPORT_DEPTH):
         onward = [t for module in todo for row in _imports(collection, module)
-                  if row.name == "*"
+                  if row.name == "*" and import_passes_on(
+                      language, _lines(collection, module).get(row.line, "").strip())
                   for t in _resolve(collection, ImportRef(*row), module, language, paths)]
         todo = [t for t in dict.fromkeys(onward) if t not in found]
         found.extend(todo)
@@ -514,8 +518,8 @@ def _follow(
                 if r.name == name and r.qualname in (name, f"{_stem(r.path)}.{name}")]
         if rows:
             return rows + _passed_on_by_glob(collection, name, owners, language, paths), []
-        if modules:
-            return [], modules
+        if modules:  # with what they pass on whole: `pub use errors::*` makes `c::ERROR_X`
+            return [], _modules_passed_on(collection, modules, language, paths)
         # `from .core import Client` in pkg/__init__.py: look where that file got it from.
         onward: list[str] = []
         # A barrel's `export * from "./x"` passes on x's names under their own.

@@ -88,6 +88,51 @@ def test_a_derive_line_in_the_edited_file_does_not_hide_a_struct(
     assert "pub struct Point {" in text
 
 
+RUST_POINT_TESTS = """use super::*;
+
+#[test]
+fn shifted_moves_right() {
+    let p = Point::new(1, 2);
+    assert_eq!(p.shifted(3).x, 4);
+}
+"""
+RUST_LIB_TEST = """pub mod point;
+
+#[cfg(test)]
+#[test]
+fn origin_shifts_right() {
+    let p = point::Point::new(0, 0);
+    assert_eq!(p.shifted(1).x, 1);
+}
+"""
+
+
+def test_rust_tests_are_offered_to_tests_alone(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
+    # A `tests.rs` module (`#[cfg(test)] mod tests;`) and a `#[test]` function of lib.rs are
+    # test code, though neither's path nor name says so: code that is not a test never
+    # calls them, however like them it looks.
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "plane"\nversion = "0.1.0"\n',
+        "src/lib.rs": RUST_LIB_TEST,
+        "src/point.rs": RUST_POINT + "\n#[cfg(test)]\nmod tests;\n",
+        "src/point/tests.rs": RUST_POINT_TESTS,
+    })
+    code = ("use crate::point::Point;\n\npub fn moved() -> i32 {\n"
+            "    let p = Point::new(1, 2);\n    assert_eq!(p.shifted(3).x, 4);\n"
+            "    p.shifted(1).x\n}\n\npub fn far() -> i32 {\n    ")
+
+    def answer(path: str) -> str:
+        return context_for_code(collection, code, path=path, max_tokens=2000).text
+
+    text = answer("src/segment.rs")
+    assert "pub fn shifted(&self, dx: i32) -> Point {" in text
+    assert "fn shifted_moves_right()" not in text and "fn origin_shifts_right()" not in text
+    assert "fn shifted_moves_right()" in answer("tests/segment.rs")
+    code += ("1\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n"
+             "    fn far_is_one() {\n        ")
+    assert "fn shifted_moves_right()" in answer("src/segment.rs")  # in its test module
+
+
 def test_a_rust_types_methods_come_with_it(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
     # Two types have a `new`: the name alone is not unique, the import of Point decides.
     code = "use crate::point::Point;\n\nfn origin() -> Point {\n    let p = Point::new("
@@ -505,6 +550,27 @@ def test_a_rust_name_a_module_defines_and_passes_on_from_a_glob_gives_both(
     text = context(collection, code, "src/exec.rs")
     assert "pub fn prefixes(lits: Vec<u8>) -> Self {" in text  # the feature's
     assert "pub fn empty() -> Self {" in text  # and the stub's
+
+
+def test_a_rust_module_named_by_the_code_passes_on_what_it_reexports_by_glob(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # `c::ERROR_DISK_FULL` is errors.rs's: c.rs passes it on with `pub use errors::*`. Its
+    # test module's `use crate::fixtures::*` takes names in and passes none on.
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "sys"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod fixtures;\npub mod c;\n",
+        "src/c.rs": ("mod errors;\npub use errors::*;\n\npub const INFINITE: u32 = 0;\n\n"
+                     "#[cfg(test)]\nmod tests {\n    use crate::fixtures::*;\n}\n"),
+        "src/c/errors.rs": ("pub const ERROR_ACCESS_DENIED: u32 = 5;\n"
+                            "pub const ERROR_DISK_FULL: u32 = 112;\n"),
+        "src/fixtures.rs": "pub fn fixture_for_tests() -> u32 {\n    7\n}\n",
+    })
+    code = ("use crate::c;\n\npub fn kind(code: u32) -> u32 {\n    match code {\n"
+            "        c::ERROR_ACCESS_DENIED => 1,\n        ")
+    text = context(collection, code, "src/errors_map.rs")
+    assert "pub const ERROR_DISK_FULL: u32 = 112;" in text
+    assert "fixture_for_tests" not in text
 
 
 def test_rust_tests_use_their_crate_by_its_cargo_name(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from embedstore.languages import is_test_code
+from embedstore.languages import in_test_item, is_test_code
 from embedstore.retrieval.tests_last import demote_tests, is_descriptive
 from embedstore.store.db import UnitRow
 
@@ -26,6 +26,7 @@ RUST_TEST_MODULE = "#[cfg(test)]\nmod tests {\n    use super::*;\n}"
         ("src/lexer.rs", "rust", "parses_units", RUST_TEST),
         ("src/lexer.rs", "rust", "tests", RUST_TEST_MODULE),
         ("src/lexer.rs", "rust", "tests.fixture", "fn fixture() -> Lexer {\n}"),
+        ("src/lexer/tests.rs", "rust", "fixture", "fn fixture() -> Lexer {\n}"),
     ],
 )
 def test_test_code_is_recognised(path: str, language: str, symbol: str | None, text: str) -> None:
@@ -44,6 +45,21 @@ def test_test_code_is_recognised(path: str, language: str, symbol: str | None, t
 )
 def test_code_is_not_test_code(path: str, language: str, symbol: str | None, text: str) -> None:
     assert not is_test_code(path, language, symbol, text)
+
+
+@pytest.mark.parametrize(
+    ("code", "inside"),
+    [
+        ("fn a() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn b() {\n        ", True),
+        ("#[test]\nfn parses() {\n    let x = 1;\n    ", True),
+        ("#[cfg(test)]\nmod tests {\n    fn b() {}\n}\n\nfn c() {\n    ", False),
+        ("#[cfg(test)]\nmod tests {\n}\n\n", False),
+        ("#[inline]\nfn a() {\n    ", False),
+    ],
+)
+def test_a_cursor_in_a_rust_test_item_is_in_test_code(code: str, inside: bool) -> None:
+    assert in_test_item(code, "rust") is inside
+    assert not in_test_item(code, "go")  # Go marks tests by file name alone
 
 
 @pytest.mark.parametrize(
