@@ -26,6 +26,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from debian_package import unpacked
+
 DEFAULT_DEST = Path("/work/data/java")
 # npm package -> the folder it gets under DEST; versions pinned, so the cases are stable.
 PACKAGES = {
@@ -59,16 +61,12 @@ def fetch_jdk(dest: Path) -> None:
     if not wanted:
         print("JDK modules: kept")
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["apt-get", "download", JDK_PACKAGE], cwd=tmp, check=True,
-                       capture_output=True)
-        deb = next(Path(tmp).glob(f"{JDK_PACKAGE}_*.deb"))
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "x")], check=True)
-        with zipfile.ZipFile(next((Path(tmp) / "x").rglob("src.zip"))) as archive:
-            for member in archive.namelist():
-                module = member.split("/", 1)[0]
-                if module in wanted and member.endswith(".java"):
-                    archive.extract(member, dest)
+    with (unpacked(JDK_PACKAGE) as (files, _),
+          zipfile.ZipFile(next(files.rglob("src.zip"))) as archive):
+        for member in archive.namelist():
+            module = member.split("/", 1)[0]
+            if module in wanted and member.endswith(".java"):
+                archive.extract(member, dest)
     for module in wanted:
         print(f"{module}: {sum(1 for _ in (dest / module).rglob('*.java'))} .java files")
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
+
+from debian_package import unpacked
 
 DEFAULT_DEST = Path("/work/data/rstd")
 PACKAGE = "rust-src"
@@ -33,16 +33,12 @@ def fetch(dest: Path) -> None:
     if not wanted:
         print("standard library crates: kept")
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["apt-get", "download", PACKAGE], cwd=tmp, check=True,
-                       capture_output=True)
-        deb = next(Path(tmp).glob(f"{PACKAGE}_*.deb"))
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(Path(tmp) / "x")], check=True)
-        library = next((Path(tmp) / "x").rglob("library/core/Cargo.toml")).parent.parent
+    with unpacked(PACKAGE) as (files, deb):
+        library = next(files.rglob("library/core/Cargo.toml")).parent.parent
         for crate in wanted:
             shutil.copytree(library / crate, dest / crate)
             print(f"{crate}: {sum(1 for _ in (dest / crate).rglob('*.rs'))} .rs files "
-                  f"({deb.name}) -> {dest / crate}")
+                  f"({deb}) -> {dest / crate}")
 
 
 def main() -> None:
