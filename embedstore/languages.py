@@ -192,6 +192,11 @@ def is_test_code(path: str, language: str, symbol: str | None = None, text: str 
     owners = {owner for part in (symbol or "").split(", ") for owner in part.split(".")[:-1]}
     if not rule.modules.isdisjoint(owners):
         return True
+    return _marked_as_test(rule, text)
+
+
+def _marked_as_test(rule: TestCode, text: str) -> bool:
+    """Whether the attributes leading ``text`` make it test code (Rust's `#[test]`)."""
     return rule.attributes != () and any(
         line.strip().startswith(rule.attributes) for line in _leading_lines(text)
     )
@@ -213,7 +218,7 @@ def in_test_item(code: str, language: str) -> bool:
         first = at
         while first > 0 and lines[first - 1].startswith(("#[", "//")):
             first -= 1
-        return is_test_code("", language, None, "\n".join(lines[first:at + 1]))
+        return _marked_as_test(rule, "\n".join(lines[first:at + 1]))
     return False
 
 
