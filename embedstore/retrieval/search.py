@@ -137,6 +137,9 @@ def search(
     else:
         ranked = fuse(dense, lexical, fetch, weight_for(dense, lexical, query))
     rows = db.unit_rows(collection.conn, [i for i, _ in ranked])
+    # A unit the vector index still holds may be gone from SQLite, the source of truth (a
+    # watcher's update between the two reads): drop it before taking k, not after.
+    ranked = [(i, s) for i, s in ranked if i in rows]
     if is_descriptive(query):
         ranked = demote_tests(ranked, rows)
     if reads_as_action(query):

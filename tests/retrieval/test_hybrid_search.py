@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from embedstore.ingest.indexer import IndexOptions, index_folder
@@ -176,3 +178,24 @@ def test_a_descriptive_query_ranks_code_above_its_tests(go_package: Store) -> No
     assert ranked("parse a duration string with units") == ["ParseDuration", "TestParseDuration"]
     # A query naming the test finds it first.
     assert ranked("TestParseDuration")[0] == "TestParseDuration"
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_a_unit_gone_from_sqlite_but_in_the_vector_index_costs_no_result(
+    store: Store, mode: str
+) -> None:
+    # A watcher's update can delete units between FAISS's answer and the rows' read: the
+    # best vector hit is then a unit SQLite no longer has, and k=1 must still give one.
+    collection = store.open("repo")
+    vectors = collection.search_vectors
+
+    def with_a_deleted_unit(
+        queries: np.ndarray, k: int, **options: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        scores, ids = vectors(queries, k, **options)
+        gone = max(unit_ids(store)) + 1000
+        return np.concatenate([[[2.0]], scores], 1), np.concatenate([[[gone]], ids], 1)
+
+    collection.search_vectors = with_a_deleted_unit  # type: ignore[method-assign]
+    hits = search(collection, "data file path", k=1, mode=mode)
+    assert len(hits) == 1 and hits[0].id in unit_ids(store)
