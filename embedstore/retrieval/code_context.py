@@ -67,6 +67,7 @@ from embedstore.retrieval.context import (
     encoder_prompt_counter,
     render,
 )
+from embedstore.retrieval.expected_type import expected_types, returned_types
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.receivers import Receiver, receivers, returned_type
 from embedstore.retrieval.search import allowed_file_ids, lexical_hits
@@ -103,6 +104,8 @@ SIBLING_USES = 0.5
 MEMBER_SHARE = 0.5
 # The first member of a class a name used near the cursor holds (`x = Cls()`, `x: Cls`).
 RECEIVER = 2.0
+# A function that returns what the function at the cursor returns, all its type names.
+EXPECTED = 0.5
 # A member defined beside one the code calls through a name holding its class: a class
 # keeps related members together (clap's `is_*_set` getters, a builder's setters), and
 # code that calls one goes on to its neighbours. It weighs as that call's nearness would
@@ -368,7 +371,33 @@ def _structural(
     attribute_near = _attribute_near(near, holders)
     _add_members(collection, candidates, attribute_near)
     _add_receivers(collection, holders, language, candidates, near, attribute_near)
+    _add_expected(collection, expected_types(code, language), candidates)
     return candidates
+
+
+def _add_expected(
+    collection: Collection, expected: frozenset[str], candidates: dict[tuple[str, int], Candidate]
+) -> None:
+    """The functions that return what the function at the cursor returns (expected_type.py),
+    by the share of the type names they write, each weighing as rare as it is among the
+    candidates' return types: `Result` says little, `ParseResult<NaiveDate>` much."""
+    if not expected:
+        return
+    returns: dict[tuple[str, int], frozenset[str]] = {}
+    for key, cand in candidates.items():
+        row = cand.row
+        if row.kind in ("function", "method"):
+            text = _lines(collection, row.path)
+            signature = "\n".join(text.get(n, "") for n in range(
+                _naming_line(collection, row), row.signature_end_line + 1))
+            if got := returned_types(signature, row.language, row.qualname.rpartition(".")[0]):
+                returns[key] = got
+    seen = Counter(name for names in returns.values() for name in names)
+    weight = {name: math.log((len(returns) + 1) / seen.get(name, 1))
+              for name in expected.union(seen)}
+    for key, got in returns.items():
+        if shared := sum(weight[name] for name in expected & got):
+            candidates[key].score += EXPECTED * shared / sum(weight[n] for n in expected | got)
 
 
 def _add_written_paths(

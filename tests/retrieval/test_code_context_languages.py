@@ -952,3 +952,55 @@ def test_a_method_delegating_to_its_namesake_of_a_held_class_gets_it(
     text = context(collection, code, path, max_tokens=80)
     assert "InputStream getRequestBody() {" in text
     assert "void step0() {" not in text
+
+
+def test_a_function_returning_what_the_function_at_the_cursor_returns_comes_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # chrono: `fn parse_from_str(..) -> ParseResult<NaiveDate>` ends in
+    # `parsed.to_naive_date()`, the 26th of Parsed's 28 members, after its setters.
+    setters = "".join(f"    pub fn set_{field}(&mut self, value: i64) -> ParseResult<()> {{\n"
+                      "        Ok(())\n    }\n\n" for field in ("year", "month", "day", "hour",
+                                                               "minute", "second", "offset"))
+    getters = "".join(f"    pub fn to_{made.lower()}(&self) -> ParseResult<{made}> {{\n"
+                      "        Err(INVALID)\n    }\n\n"
+                      for made in ("NaiveTime", "NaiveDate", "DateTime"))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod parsed;\npub mod date;\n",
+        "src/parsed.rs": "pub type ParseResult<T> = Result<T, ParseError>;\n\n"
+                         "pub struct Parsed {\n    year: i64,\n}\n\nimpl Parsed {\n"
+                         "    pub fn new() -> Parsed {\n        Parsed { year: 0 }\n    }\n\n"
+                         f"{setters}{getters}}}\n",
+    })
+    code = ("use crate::parsed::{Parsed, ParseResult};\n\npub struct NaiveDate(i32);\n\n"
+            "impl NaiveDate {\n"
+            "    pub fn parse_from_str(s: &str) -> ParseResult<NaiveDate> {\n"
+            "        let mut parsed = Parsed::new();\n        parsed.set_year(s.len() as i64)?;\n"
+            "        ")
+    text = context(collection, code, "src/date.rs", max_tokens=60)
+    assert "pub fn to_naivedate(&self) -> ParseResult<NaiveDate> {" in text
+    assert "pub fn to_datetime(&self) -> ParseResult<DateTime> {" not in text
+
+
+def test_a_go_function_returning_what_the_function_at_the_cursor_returns_comes_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    methods = "".join(f"func (b *Binder) Set{field}(v string) error {{\n\treturn nil\n}}\n\n"
+                      for field in ("Name", "Path", "Query", "Header", "Cookie", "Body"))
+    collection = indexed(tmp_path, {
+        "go.mod": "module example.com/app\n\ngo 1.21\n",
+        "web/binder.go": "package web\n\n// Binder binds a request.\ntype Binder struct {\n"
+                         "\tname string\n}\n\nfunc NewBinder() *Binder {\n\treturn &Binder{}\n}\n\n"
+                         f"{methods}func (b *Binder) Form() (*Form, error) {{\n"
+                         "\treturn nil, nil\n}\n\n"
+                         "func (b *Binder) Params() (*Params, error) {\n\treturn nil, nil\n}\n",
+        "web/form.go": "package web\n\n// Form is a parsed form.\ntype Form struct {\n}\n\n"
+                       "// Params are parsed parameters.\ntype Params struct {\n}\n",
+    })
+    code = ("package web\n\nfunc (c *Context) Bind(name string) (*Form, error) {\n"
+            "\tb := NewBinder()\n\tif err := b.SetName(name); err != nil {\n"
+            "\t\treturn nil, err\n\t}\n\t")
+    text = context(collection, code, "web/context.go", max_tokens=70)
+    assert "func (b *Binder) Form() (*Form, error) {" in text
+    assert "func (b *Binder) Params() (*Params, error) {" not in text
