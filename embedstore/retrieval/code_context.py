@@ -61,13 +61,14 @@ from embedstore.languages import (
     outline_skips_annotations,
     tested_file_name,
 )
+from embedstore.lexical import split_identifier
 from embedstore.retrieval.context import (
     ContextBlock,
     RagContext,
     encoder_prompt_counter,
     render,
 )
-from embedstore.retrieval.expected_type import expected_types, returned_types
+from embedstore.retrieval.enclosing import enclosing_function, returned_types
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.receivers import Receiver, receivers, returned_type
 from embedstore.retrieval.search import allowed_file_ids, lexical_hits
@@ -106,6 +107,8 @@ MEMBER_SHARE = 0.5
 RECEIVER = 2.0
 # A function that returns what the function at the cursor returns, all its type names.
 EXPECTED = 0.5
+# A function named as the function at the cursor, all the words of its name.
+NAMESAKE = 0.5
 # A member defined beside one the code calls through a name holding its class: a class
 # keeps related members together (clap's `is_*_set` getters, a builder's setters), and
 # code that calls one goes on to its neighbours. It weighs as that call's nearness would
@@ -371,16 +374,17 @@ def _structural(
     attribute_near = _attribute_near(near, holders)
     _add_members(collection, candidates, attribute_near)
     _add_receivers(collection, holders, language, candidates, near, attribute_near)
-    _add_expected(collection, expected_types(code, language), candidates)
+    if (enclosing := enclosing_function(code, language)) is not None:
+        _add_expected(collection, enclosing.returns, candidates)
+        _add_namesakes(enclosing.name, candidates)
     return candidates
 
 
 def _add_expected(
     collection: Collection, expected: frozenset[str], candidates: dict[tuple[str, int], Candidate]
 ) -> None:
-    """The functions that return what the function at the cursor returns (expected_type.py),
-    by the share of the type names they write, each weighing as rare as it is among the
-    candidates' return types: `Result` says little, `ParseResult<NaiveDate>` much."""
+    """The functions that return what the function at the cursor returns (enclosing.py), by
+    the share of the type names they write: `Result` says little, `NaiveDate` much."""
     if not expected:
         return
     returns: dict[tuple[str, int], frozenset[str]] = {}
@@ -392,12 +396,30 @@ def _add_expected(
                 _naming_line(collection, row), row.signature_end_line + 1))
             if got := returned_types(signature, row.language, row.qualname.rpartition(".")[0]):
                 returns[key] = got
-    seen = Counter(name for names in returns.values() for name in names)
-    weight = {name: math.log((len(returns) + 1) / seen.get(name, 1))
-              for name in expected.union(seen)}
-    for key, got in returns.items():
-        if shared := sum(weight[name] for name in expected & got):
-            candidates[key].score += EXPECTED * shared / sum(weight[n] for n in expected | got)
+    _add_shared(expected, returns, EXPECTED, candidates)
+
+
+def _add_namesakes(name: str, candidates: dict[tuple[str, int], Candidate]) -> None:
+    """The functions named like the function at the cursor (`read_buf`: `default_read_buf`),
+    by the share of the words of their names: a function often delegates to its namesake."""
+    words = {key: frozenset(split_identifier(c.row.name)) for key, c in candidates.items()
+             if c.row.kind in ("function", "method")}
+    _add_shared(frozenset(split_identifier(name)), words, NAMESAKE, candidates)
+
+
+def _add_shared(
+    wanted: frozenset[str], found: dict[tuple[str, int], frozenset[str]], weight: float,
+    candidates: dict[tuple[str, int], Candidate],
+) -> None:
+    """Each candidate of ``found`` earns ``weight`` times the share of what it has in common
+    with ``wanted``, each name weighing as rare as it is among ``found`` (its idf)."""
+    if not wanted:
+        return
+    seen = Counter(name for names in found.values() for name in names)
+    rarity = {name: math.log((len(found) + 1) / seen.get(name, 1)) for name in wanted.union(seen)}
+    for key, names in found.items():
+        if shared := sum(rarity[name] for name in wanted & names):
+            candidates[key].score += weight * shared / sum(rarity[n] for n in wanted | names)
 
 
 def _add_written_paths(

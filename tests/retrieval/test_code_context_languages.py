@@ -1004,3 +1004,24 @@ def test_a_go_function_returning_what_the_function_at_the_cursor_returns_comes_f
     text = context(collection, code, "web/context.go", max_tokens=70)
     assert "func (b *Binder) Form() (*Form, error) {" in text
     assert "func (b *Binder) Params() (*Params, error) {" not in text
+
+
+def test_a_function_named_as_the_function_at_the_cursor_comes_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # std's `impl Read for File`: `fn read_vectored(..)` delegates to
+    # `io::default_read_vectored(..)`, far down io's long list of functions.
+    others = "".join(f"pub fn {name}() -> usize {{\n    0\n}}\n\n" for name in (
+        "copy", "empty", "repeat", "sink", "stdin", "stdout", "stderr", "read_to_string"))
+    defaults = "".join(f"pub fn default_{name}(bufs: &[u8]) -> Result<usize> {{\n    Ok(0)\n}}\n\n"
+                       for name in ("write_vectored", "read_exact", "read_vectored"))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "files"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod io;\npub mod fs;\n",
+        "src/io.rs": f"pub type Result<T> = core::result::Result<T, Error>;\n\n{others}{defaults}",
+    })
+    code = ("use crate::io;\n\npub struct File(u32);\n\nimpl File {\n"
+            "    pub fn read_vectored(&mut self, bufs: &[u8]) -> io::Result<usize> {\n        ")
+    text = context(collection, code, "src/fs.rs", max_tokens=50)
+    assert "pub fn default_read_vectored(bufs: &[u8]) -> Result<usize> {" in text
+    assert "pub fn sink() -> usize {" not in text, text

@@ -1,13 +1,17 @@
-"""What type the code at the cursor is making: what the function open there says it returns.
+"""The function open at the cursor: its name and what type it says it returns.
 
-A line inside `fn parse_from_str(s: &str) -> ParseResult<NaiveDate>` most likely calls what
-gives a `ParseResult<NaiveDate>` (`parsed.to_naive_date()`); completion engines have long
-ranked by the expected type. Here a type is the set of type names its text writes
-(`ParseResult`, `NaiveDate`), `Self` read as the type of the `impl` block around it.
+Both say what the next line likely calls. A line inside `fn parse_from_str(s: &str) ->
+ParseResult<NaiveDate>` most likely calls what gives a `ParseResult<NaiveDate>`
+(`parsed.to_naive_date()`), as completion engines have long ranked by the expected type;
+and a function often delegates to one named like itself (`fn read_buf` calls
+`default_read_buf`, Go's `BindJSON` calls `bindJSON`). A type is the set of type names its
+text writes (`ParseResult`, `NaiveDate`), `Self` read as the type of the `impl` block
+around it.
 
 One pass over the text, no parse, per language (Rust, Go, Java); a language without rules
-expects nothing: Python's and TypeScript's return annotations are optional, and 4% of
-TypeScript cursors of train-multi had one to read (recall unchanged, cursor for cursor).
+knows no function at the cursor: Python's and TypeScript's return annotations are
+optional, and 4% of TypeScript cursors of train-multi had one to read (recall unchanged,
+cursor for cursor).
 """
 
 from __future__ import annotations
@@ -82,6 +86,8 @@ def _java_returns(header: str) -> str:
 
 
 _BRACE = re.compile(r"[{}]")
+# A header's last name, before the `(` of its parameters where the header holds it (Java's).
+_LAST_NAME = re.compile(r"([\w$]+)[ \t]*\(?$")
 _RS_IMPL_TYPE = re.compile(r"\s*(?:\w+::)*(?P<type>[A-Z]\w*)")
 _RS_RETURNS = re.compile(r"->(?P<type>[^{;]*?)(?:\bwhere\b|[{;]|$)")
 _RULES: dict[str, _Rule] = {
@@ -97,23 +103,33 @@ _RULES: dict[str, _Rule] = {
 }
 
 
-def expected_types(code: str, language: str) -> frozenset[str]:
-    """The type names the function whose body is open at the end of ``code`` returns."""
+@dataclass(frozen=True)
+class Enclosing:
+    """The function whose body is open at the cursor."""
+
+    name: str
+    returns: frozenset[str]  # the type names of its return type
+
+
+def enclosing_function(code: str, language: str) -> Enclosing | None:
+    """The function whose body is open at the end of ``code``, if a rule reads it."""
     rule = _RULES.get(language)
     if rule is None:
-        return frozenset()
+        return None
     headers = list(rule.function.finditer(code))
     if not headers:
-        return frozenset()
+        return None
     header = headers[-1]
     body = code.find("{", header.end())
     if body < 0 or not _still_open(code, body):
-        return frozenset()
+        return None
     owner = ""
     if rule.self_block is not None:
         for block in rule.self_block.finditer(code, 0, header.start()):
             owner = rule.self_type(block)
-    return returned_types(code[header.start():body + 1], language, owner)
+    name = _LAST_NAME.search(header[0])
+    return Enclosing(name[1] if name is not None else "",
+                     returned_types(code[header.start():body + 1], language, owner))
 
 
 def _still_open(code: str, body: int) -> bool:
