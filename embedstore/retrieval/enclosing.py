@@ -34,7 +34,7 @@ class _Rule:
     self_type: Callable[[re.Match[str]], str] = lambda block: ""
 
 
-def _after_arrow(header: str) -> str:
+def _rust_returns(header: str) -> str:
     found = _RS_RETURNS.search(header)
     return found["type"] if found is not None else ""
 
@@ -59,10 +59,12 @@ def _go_results(header: str) -> str:
     """The text between the parameter list's `)` and the body's `{`: `(*Binding, error)`."""
     found = _GO_FUNC.search(header)
     start = header.find("(", found.end()) if found is not None else -1
+    if start < 0:
+        return ""
     depth = 0
-    for at in range(max(start, 0), len(header)):
+    for at in range(start, len(header)):
         depth += {"(": 1, ")": -1}.get(header[at], 0)
-        if depth == 0 and start >= 0:
+        if depth == 0:
             return header[at + 1:].split("{", 1)[0]
     return ""
 
@@ -95,7 +97,7 @@ _RULES: dict[str, _Rule] = {
         re.compile(r"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?"
                    r"(?:(?:const|async|unsafe|extern[ \t]+\"\w+\")[ \t]+)*fn[ \t]+\w+",
                    re.MULTILINE),
-        _after_arrow,
+        _rust_returns,
         re.compile(r"^[ \t]*(?:unsafe[ \t]+)?impl\b(?P<head>[^{;]*)\{", re.MULTILINE),
         lambda block: _rust_impl_type(block["head"])),
     "go": _Rule(_GO_FUNC, _go_results),
