@@ -2,7 +2,7 @@
 
 A coder model completing a line mostly needs the signatures (and, budget
 permitting, the bodies) of the functions and classes that line is about to use,
-defined in other files. Candidates come from three signals, each measured in
+defined in other files. Candidates come from these signals, each measured in
 ``bench/completion.py`` (results in ``bench/results/completion.md``):
 
 1. the symbol table: the names the code imports, resolved to definitions of
@@ -14,7 +14,9 @@ defined in other files. Candidates come from three signals, each measured in
    RepoCoder does (dense search of the same window added 0.6 points, not significant,
    for a third of the time);
 4. how the collection uses a module: of a module imported whole, the members
-   other files reach through it most (``events.get_running_loop``) come first.
+   other files reach through it most (``events.get_running_loop``) come first;
+5. the function open at the cursor (``enclosing.py``): what returns what it returns,
+   and what is named like it, come earlier.
 
 Packing puts a compact outline (signature and first docstring line) of many
 candidates first, then whole bodies of the best while the budget lasts. The
