@@ -830,9 +830,8 @@ def _classes_made_by(collection: Collection, found: Receiver, language: str) -> 
     rows = symbol_table.definitions_named(collection.conn, [name])
     if any(r.kind in _HAS_MEMBERS for r in rows):
         return [name]
-    made = [returned_type("\n".join(_lines(collection, r.path).get(n, "")
-                                    for n in range(r.start_line, r.signature_end_line + 1)),
-                          language) for r in rows if r.kind in ("function", "method")]
+    made = [returned_type(_header_text(collection, r), language)
+            for r in rows if r.kind in ("function", "method")]
     return list(dict.fromkeys(m.rsplit(".", 1)[-1] for m in made if m))
 
 

@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from embedstore.retrieval.receivers import return_type_text
+
 # A type's name as these languages write it (Go's exported ones): capitalised, so that no
 # primitive (`usize`, `string`, `void`) passes.
 _TYPE_NAME = re.compile(r"\b[A-Z]\w*")
@@ -28,15 +30,9 @@ _TYPE_NAME = re.compile(r"\b[A-Z]\w*")
 @dataclass(frozen=True)
 class _Rule:
     function: re.Pattern[str]  # a function's header, up to its name
-    returns: Callable[[str], str]  # a header's text (from its keyword) -> its return type's
     # A block that gives `Self` a type, and that type's name.
     self_block: re.Pattern[str] | None = None
     self_type: Callable[[re.Match[str]], str] = lambda block: ""
-
-
-def _rust_returns(header: str) -> str:
-    found = _RS_RETURNS.search(header)
-    return found["type"] if found is not None else ""
 
 
 def _rust_impl_type(head: str) -> str:
@@ -55,20 +51,6 @@ def _rust_impl_type(head: str) -> str:
     return found["type"] if found is not None else ""
 
 
-def _go_results(header: str) -> str:
-    """The text between the parameter list's `)` and the body's `{`: `(*Binding, error)`."""
-    found = _GO_FUNC.search(header)
-    start = header.find("(", found.end()) if found is not None else -1
-    if start < 0:
-        return ""
-    depth = 0
-    for at in range(start, len(header)):
-        depth += {"(": 1, ")": -1}.get(header[at], 0)
-        if depth == 0:
-            return header[at + 1:].split("{", 1)[0]
-    return ""
-
-
 # A function's or method's header up to its name (a method's receiver in parentheses).
 _GO_FUNC = re.compile(r"^func[ \t]*(?:\([^)\n]*\)[ \t]*)?\w+", re.MULTILINE)
 # A method's header up to its name: modifiers and annotations, type parameters, the returned
@@ -78,30 +60,23 @@ _JAVA_WORDS = ("public|protected|private|static|final|abstract|synchronized|nati
 _JAVA_METHOD = re.compile(
     r"^[ \t]*(?:@\w+(?:\([^)\n]*\))?[ \t]+)*"
     rf"(?:(?:{_JAVA_WORDS})[ \t]+)*(?:<[^>\n]*>[ \t]+)?"
-    rf"(?!(?:{_JAVA_WORDS})\b)(?P<type>[\w.$]+(?:<[^;{{()\n]*>)?(?:\[\])*)[ \t]+[\w$]+[ \t]*\(",
+    rf"(?!(?:{_JAVA_WORDS})\b)(?:[\w.$]+(?:<[^;{{()\n]*>)?(?:\[\])*)[ \t]+[\w$]+[ \t]*\(",
     re.MULTILINE)
-
-
-def _java_returns(header: str) -> str:
-    found = _JAVA_METHOD.search(header)
-    return found["type"] if found is not None else ""
 
 
 _BRACE = re.compile(r"[{}]")
 # A header's last name, before the `(` of its parameters where the header holds it (Java's).
 _LAST_NAME = re.compile(r"([\w$]+)[ \t]*\(?$")
 _RS_IMPL_TYPE = re.compile(r"\s*(?:\w+::)*(?P<type>[A-Z]\w*)")
-_RS_RETURNS = re.compile(r"->(?P<type>[^{;]*?)(?:\bwhere\b|[{;]|$)")
 _RULES: dict[str, _Rule] = {
     "rust": _Rule(
         re.compile(r"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?"
                    r"(?:(?:const|async|unsafe|extern[ \t]+\"\w+\")[ \t]+)*fn[ \t]+\w+",
                    re.MULTILINE),
-        _rust_returns,
         re.compile(r"^[ \t]*(?:unsafe[ \t]+)?impl\b(?P<head>[^{;]*)\{", re.MULTILINE),
         lambda block: _rust_impl_type(block["head"])),
-    "go": _Rule(_GO_FUNC, _go_results),
-    "java": _Rule(_JAVA_METHOD, _java_returns),
+    "go": _Rule(_GO_FUNC),
+    "java": _Rule(_JAVA_METHOD),
 }
 
 
@@ -149,10 +124,7 @@ def _still_open(code: str, body: int) -> bool:
 def returned_types(signature: str, language: str, owner: str = "") -> frozenset[str]:
     """The type names ``signature`` (from the line naming the function) says it returns;
     ``Self`` is ``owner``."""
-    rule = _RULES.get(language)
-    if rule is None:
-        return frozenset()
-    written = set(_TYPE_NAME.findall(rule.returns(signature)))
+    written = set(_TYPE_NAME.findall(return_type_text(signature, language)))
     if "Self" in written:
         written.discard("Self")
         written.add(owner)

@@ -390,6 +390,33 @@ _RETURNS: dict[str, Callable[[str], str | None]] = {
     "rust": _rust_returns}
 
 
+def _rust_return_text(signature: str) -> str:
+    found = _RS_RETURNS.search(signature)
+    return found["type"] if found is not None else ""
+
+
+def _go_return_text(signature: str) -> str:
+    func = _GO_FUNC.search(signature)
+    return signature[func.end():].split("{", 1)[0] if func is not None else ""
+
+
+def _java_return_text(signature: str) -> str:
+    found = _JAVA_RETURNS.search(signature)
+    return found["type"] if found is not None else ""
+
+
+# The return type as a signature writes it, whole: `ParseResult<NaiveDate>`, `(*T, error)`.
+_RETURN_TEXTS: dict[str, Callable[[str], str]] = {
+    "rust": _rust_return_text, "go": _go_return_text, "java": _java_return_text}
+
+
+def return_type_text(signature: str, language: str) -> str:
+    """The return type ``signature`` writes, generics and all; empty where it writes none
+    that these rules read (Rust, Go and Java)."""
+    read = _RETURN_TEXTS.get(language)
+    return read(signature) if read is not None else ""
+
+
 def receivers(code: str, language: str) -> dict[str, Receiver]:
     """Each name's last binding the code shows; empty for a language without rules."""
     find = _BINDINGS.get(language)
