@@ -325,6 +325,7 @@ _RS_LET_TYPED = re.compile(rf"\blet[ \t]+(?:mut[ \t]+)?(?P<name>{_NAME})[ \t]*:[
 _RS_FN = re.compile(rf"\bfn[ \t]+{_NAME}[ \t]*(?:{_GENERIC})?[ \t]*{_PARENS}")
 _RS_PARAM = re.compile(rf"(?:^|,)\s*(?:mut\s+)?(?P<name>{_NAME})\s*:\s*{_RS_TYPE}(?=\s*(?:,|$))")
 _RS_RETURNS = re.compile(rf"->[ \t]*{_RS_TYPE}")
+_RS_RETURN_TEXT = re.compile(r"->(?P<type>[^{;]*?)(?:\bwhere\b|[{;]|$)")
 
 
 def _rust_class(type_: str) -> str | None:
@@ -391,7 +392,8 @@ _RETURNS: dict[str, Callable[[str], str | None]] = {
 
 
 def _rust_return_text(signature: str) -> str:
-    found = _RS_RETURNS.search(signature)
+    # All of it, which _RS_TYPE is not: `-> (Self, usize)`, a type over several lines.
+    found = _RS_RETURN_TEXT.search(signature)
     return found["type"] if found is not None else ""
 
 
