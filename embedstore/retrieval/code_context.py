@@ -18,6 +18,10 @@ defined in other files. Candidates come from these signals, each measured in
 5. the function open at the cursor (``enclosing.py``): what returns what it returns,
    and what is named like it, come earlier.
 
+A linear model fitted on the tuning sets (``candidate_ranker.py``) then orders the best 150
+by that evidence and by what each candidate is (a method or a free function, test code, a
+name many definitions share, one the last lines already use).
+
 Packing puts a compact outline (signature and first docstring line) of many
 candidates first, then whole bodies of the best while the budget lasts. The
 file being edited never takes budget: the prompt holds it already.
@@ -64,6 +68,7 @@ from embedstore.languages import (
     tested_file_name,
 )
 from embedstore.lexical import split_identifier
+from embedstore.retrieval.candidate_ranker import Candidate, rerank
 from embedstore.retrieval.context import (
     ContextBlock,
     RagContext,
@@ -159,16 +164,6 @@ MIN_PIECE_TOKENS = 8
 RUN_TOKENS = 1
 
 
-@dataclass
-class Candidate:
-    """A definition of another file that the code may need, with its evidence."""
-
-    row: DefinitionRow
-    score: float = 0.0
-    members: list[DefinitionRow] = field(default_factory=list)
-    held: bool = False  # a member of a class that a name of the code holds (_add_receivers)
-
-
 def context_for_code(
     collection: Collection,
     code: str,
@@ -193,7 +188,10 @@ def context_for_code(
         raise UserInputError(f"max_tokens must be at least 1, got {max_tokens}")
     if len(code) + len(code_after or "") > MAX_CODE_CHARS:
         raise UserInputError(f"code is longer than {MAX_CODE_CHARS} characters")
-    _refresh(collection)
+    ranked = ranked_candidates(collection, code, code_after=code_after, path=path,
+                               filters=filters, similar=similar)
+    names = sorted({c.row.name for c in ranked})
+    ranked = rerank(ranked, code, symbol_table.name_counts(collection.conn, names))
     # Lines' token counts are kept between answers for the tokenizers known by name.
     if isinstance(tokenizer, str):
         count, costs = load_tokenizer(tokenizer), _token_costs(collection, tokenizer)
@@ -201,6 +199,21 @@ def context_for_code(
         count, costs = encoder_prompt_counter(collection), _token_costs(collection, "")
     else:
         count, costs = tokenizer, _TokenCosts()
+    return _pack(collection, code, ranked, max_tokens, count, costs)
+
+
+def ranked_candidates(
+    collection: Collection,
+    code: str,
+    *,
+    code_after: str | None = None,
+    path: str | None = None,
+    filters: SearchFilters | None = None,
+    similar: bool = True,
+) -> list[Candidate]:
+    """The MAX_OUTLINED best candidates by their evidence alone, before the fitted order
+    (candidate_ranker.py): what ``bench/fit_ranker.py`` learns from."""
+    _refresh(collection)
     rules = filters or SearchFilters()
     language = detect_language(path) if path else _main_language(collection)
     candidates = _structural(collection, code, code_after or "", path, language)
@@ -217,8 +230,7 @@ def context_for_code(
                                               _header_text(collection, c.row)))
         and not _already_in_prompt(collection, c, prompt_lines, path)
     )
-    ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
-    return _pack(collection, code, ranked, max_tokens, count, costs)
+    return list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
 
 
 def _order_members(candidates: dict[tuple[str, int], Candidate]) -> None:

@@ -117,6 +117,16 @@ def definitions_named(conn: sqlite3.Connection, names: Sequence[str]) -> list[De
     return _definitions_where(conn, "d.name", names)
 
 
+def name_counts(conn: sqlite3.Connection, names: Sequence[str]) -> dict[str, int]:
+    """How many definitions of the collection bear each of ``names`` (absent: none)."""
+    if not names:
+        return {}
+    marks = ",".join("?" * len(names))
+    return dict(conn.execute(
+        f"SELECT name, count(*) FROM definitions WHERE name IN ({marks}) GROUP BY name",
+        list(names)).fetchall())
+
+
 def _definitions_where(
     conn: sqlite3.Connection, column: str, values: Sequence[str], order: str = ""
 ) -> list[DefinitionRow]:
