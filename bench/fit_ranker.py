@@ -34,9 +34,8 @@ from stdlib_corpus import stdlib_copy
 
 from embedstore.evaluation.completion import CompletionCase, build_cases
 from embedstore.ingest.indexer import IndexOptions, index_folder
-from embedstore.retrieval.candidate_ranker import FEATURES, Candidate, features
+from embedstore.retrieval.candidate_ranker import FEATURES, Candidate, features, namesakes
 from embedstore.retrieval.code_context import ranked_candidates
-from embedstore.store import symbol_table
 from embedstore.store.store import Store
 
 HERE = Path(__file__).resolve().parent
@@ -80,11 +79,10 @@ def _cursors(repo: Path, encoder: str) -> list[Cursor]:
     found = []
     for case in build_cases(repo, 0, 200):
         ranked = ranked_candidates(collection, case.code, path=case.path)
-        names = sorted({c.row.name for c in ranked})
-        counts = symbol_table.name_counts(collection.conn, names)
         targets = np.array([_holds(c, case) for c in ranked], dtype=np.float64)
         if ranked:
-            found.append((features(ranked, case.code, counts), targets))
+            found.append((features(ranked, case.code, namesakes(collection.conn, ranked)),
+                          targets))
     collection.close()
     print(f"{repo.name}: {len(found)} cursors", flush=True)
     return found

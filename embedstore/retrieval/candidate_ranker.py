@@ -7,14 +7,15 @@ free function, a name defined once or in every module, test code or not, a name 
 lines already use (the prompt shows how to call it) or one whose words they share. Weights
 for all of them at once are fitted by ``bench/fit_ranker.py`` on the tuning sets (the
 Python and Rust standard libraries, train-multi's Rust, Go and TypeScript, the JDK): the
-order that puts the next line's definition, or the class whose first members hold it,
-earliest (a conditional logit over each cursor's candidates).
+order that puts the next line's own definition earliest (a conditional logit over each
+cursor's candidates).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from embedstore.languages import is_test_code
 from embedstore.lexical import split_identifier
+from embedstore.store import symbol_table
 from embedstore.store.symbol_table import DefinitionRow
 
 # The lines above the cursor whose names say what the code is doing now.
@@ -53,12 +55,17 @@ class Candidate:
     held: bool = False  # a member of a class that a name of the code holds (code_context)
 
 
+def namesakes(conn: sqlite3.Connection, ranked: Sequence[Candidate]) -> dict[str, int]:
+    """How many definitions of the collection bear each candidate's name."""
+    return symbol_table.name_counts(conn, sorted({cand.row.name for cand in ranked}))
+
+
 def features(
     ranked: Sequence[Candidate], code: str, namesakes: dict[str, int]
 ) -> np.ndarray:
     """One row per candidate (in its evidence order), one column per FEATURES name.
 
-    ``namesakes``: how many definitions of the collection bear each candidate's name.
+    ``namesakes``: what ``namesakes()`` counts for them.
     """
     recent = set(_WORD.findall("\n".join(code.split("\n")[-RECENT_LINES:])))
     recent_words = {word for name in recent for word in split_identifier(name)}

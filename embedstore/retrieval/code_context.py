@@ -68,7 +68,7 @@ from embedstore.languages import (
     tested_file_name,
 )
 from embedstore.lexical import split_identifier
-from embedstore.retrieval.candidate_ranker import Candidate, rerank
+from embedstore.retrieval.candidate_ranker import Candidate, namesakes, rerank
 from embedstore.retrieval.context import (
     ContextBlock,
     RagContext,
@@ -190,8 +190,7 @@ def context_for_code(
         raise UserInputError(f"code is longer than {MAX_CODE_CHARS} characters")
     ranked = ranked_candidates(collection, code, code_after=code_after, path=path,
                                filters=filters, similar=similar)
-    names = sorted({c.row.name for c in ranked})
-    ranked = rerank(ranked, code, symbol_table.name_counts(collection.conn, names))
+    ranked = rerank(ranked, code, namesakes(collection.conn, ranked))
     # Lines' token counts are kept between answers for the tokenizers known by name.
     if isinstance(tokenizer, str):
         count, costs = load_tokenizer(tokenizer), _token_costs(collection, tokenizer)
