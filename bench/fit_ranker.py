@@ -8,12 +8,14 @@ adds this Python's standard-library packages, as bench/completion.py --set stdli
 them. Never give it a validation set. Each repository is indexed with the test suite's
 hashing encoder (as bench/completion.py --fast does) into bench/work/ranker-fit/, and each
 of its cursors (200, seed 0) gives code_context.ranked_candidates' list, one feature row a
-candidate. The target is the candidate that is the next line's definition itself: a class
-whose outline lists it is no target, since a class ranked past the first few shows few of its
-members (counting it as one fitted an order that cost Rust's standard library 2 points at
-2,048 tokens against this one). A conditional logit (a softmax over each cursor's
-candidates) fits one weight a feature; "score" starts at 1, the others at 0. Cursors whose
-definition is no candidate of its own teach nothing and are left out.
+candidate. The target is the candidate whose own block holds the next line's definition:
+its signature, or the body that packing shows for all but classes (an enum's member). A
+class whose outline lists the definition among its members is no target, since a class
+ranked past the first few shows few of its members (counting it as one fitted an order
+that cost Rust's standard library 2 points at 2,048 tokens against this one). A
+conditional logit (a softmax over each cursor's candidates) fits one weight a feature;
+"score" starts at 1, the others at 0. Cursors with no such candidate teach nothing and are
+left out.
 
 Prints, for each group of repositories (a folder's repositories of one language) left out
 of the fit, how often the target is among the first 10 / 30 / 60 candidates before and
@@ -89,9 +91,11 @@ def _cursors(repo: Path, encoder: str) -> list[Cursor]:
 
 
 def _holds(cand: Candidate, case: CompletionCase) -> bool:
+    """Whether the candidate's own block holds the target: its signature, or the body that
+    packing shows of any kind but a class (a TypeScript enum's members, a Go `const` block's)."""
     row = cand.row
-    return row.path == case.target_path and row.start_line <= case.target_line <= \
-        row.signature_end_line
+    last = row.signature_end_line if row.kind == "class" else row.end_line
+    return row.path == case.target_path and row.start_line <= case.target_line <= last
 
 
 def fit(cursors: list[Cursor]) -> np.ndarray:

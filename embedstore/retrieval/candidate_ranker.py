@@ -38,10 +38,10 @@ FEATURES = (
 )
 # Fitted by bench/fit_ranker.py (bench/results/ranker_fit.json); "score" leads.
 WEIGHTS = {
-    "score": 0.615, "log_score": 0.806, "log_rank": -0.507, "function": 0.628,
-    "method": -0.481, "type": -1.55, "constant": 0.482, "variable": 0.151, "member": -0.502,
-    "log_members": -0.174, "test": -0.54, "log_namesakes": -0.152, "word_share": 1.06,
-    "recent": -1.678, "held": 1.025,
+    "score": 0.616, "log_score": 0.808, "log_rank": -0.506, "function": 0.608,
+    "method": -0.493, "type": -1.459, "constant": 0.462, "variable": 0.139, "member": -0.51,
+    "log_members": -0.183, "test": -0.537, "log_namesakes": -0.152, "word_share": 1.051,
+    "recent": -1.671, "held": 1.012,
 }
 
 
