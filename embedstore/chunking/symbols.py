@@ -478,6 +478,19 @@ class _Definitions:
         if owner is not None and name is not None:
             yield self._make(_text(name), owner, "variable", node, inner)
 
+    def _ts_enum(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
+        """A TypeScript enum is a type, and its members are constants of it, as Java's enum
+        constants are: `MakeResult.Cancel` reaches a member, not just the enum's body."""
+        yield from self._definition(node, inner, "type", owner)
+        name, body = _name(inner), inner.child_by_field_name("body")
+        if owner is not None or not name or body is None:
+            return
+        for member in body.named_children:
+            label = member.child_by_field_name("name") if member.type == "enum_assignment" \
+                else member if member.type == "property_identifier" else None
+            if label is not None:
+                yield self._make(_text(label), name, "constant", member, member)
+
     def _kotlin_property(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
         """Top-level `val`/`var` (`const val` a constant); in a class only `const val`."""
         modifiers = next((c for c in inner.children if c.type == "modifiers"), None)
@@ -492,6 +505,10 @@ class _Definitions:
             )
 
 
+_TS_SPECIAL: dict[str, _Special] = {
+    "public_field_definition": _Definitions._class_field,
+    "enum_declaration": _Definitions._ts_enum,
+}
 _SPECIAL: dict[str, dict[str, _Special]] = {
     "python": {"expression_statement": _Definitions._python_assignment},
     "go": dict.fromkeys(
@@ -503,8 +520,8 @@ _SPECIAL: dict[str, dict[str, _Special]] = {
         "function_signature_item": _Definitions._rust_trait_method,
     },
     "java": dict.fromkeys(("field_declaration", "constant_declaration"), _Definitions._java_field),
-    "typescript": {"public_field_definition": _Definitions._class_field},
-    "tsx": {"public_field_definition": _Definitions._class_field},
+    "typescript": _TS_SPECIAL,
+    "tsx": _TS_SPECIAL,
     "javascript": {"field_definition": _Definitions._class_field},
     "kotlin": {"property_declaration": _Definitions._kotlin_property},
 }

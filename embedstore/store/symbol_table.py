@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # 10: a signature heading its members' chunks leaves out its type parameters.
 # 11: a signature's comment lines do not count towards its cap of lines; a typed value's
 # signature ends where its value starts.
-SYMBOLS_VERSION = "11"
+# 12: a TypeScript enum's members are constants of it.
+SYMBOLS_VERSION = "12"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

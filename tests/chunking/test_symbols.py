@@ -257,6 +257,8 @@ def test_typescript_definitions() -> None:
         ("I", "type", 23, 23, 23, ""),
         ("U", "type", 24, 24, 24, ""),
         ("Color", "type", 25, 25, 25, ""),
+        ("Color.Red", "constant", 25, 25, 25, ""),  # `Color.Red` reads an enum's member
+        ("Color.Green", "constant", 25, 25, 25, ""),
         ("sum", "function", 29, 32, 30, "Sums two numbers."),
         ("double", "function", 33, 35, 33, ""),
     ]

@@ -481,6 +481,26 @@ def test_typescript_follows_barrels_for_namespace_imports(
     assert "export function createStore(name: string): Store {" in text
 
 
+def test_a_typescript_enums_members_are_its_members(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # mobx's shape: `MakeResult.Cancel` comes from an enum imported beside forty helpers.
+    # Its members are constants of it (as Java's are), listed in its outline, not only
+    # found in a body that the forty helpers' bodies leave no room for.
+    helpers = "".join(f"export function check{i}(target: object, key: string): boolean {{\n"
+                      "  return target !== null && key !== ''\n}\n\n" for i in range(40))
+    collection = indexed(tmp_path, {
+        "src/utils.ts": helpers,
+        "src/types.ts": "export const enum MakeResult {\n  Cancel,\n  Break,\n  Continue\n}\n",
+    })
+    names = ", ".join(f"check{i}" for i in range(40))
+    code = (f"import {{ {names} }} from './utils';\nimport {{ MakeResult }} from './types';\n\n"
+            "export function make(target: object, key: string) {\n"
+            "  if (!check0(target, key)) {\n    return ")
+    text = context(collection, code, "src/make.ts")
+    assert "export const enum MakeResult {" in text and "  Cancel," in text
+
+
 def test_typescript_resolves_tsconfig_paths_and_base_url(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
