@@ -18,6 +18,8 @@ import re
 from collections.abc import Collection, Iterator
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+# A plain name as code writes it (any script; not `$x`'s tail, never a dotted chain).
+_NAME = re.compile(r"(?<![\w$])[^\W\d]\w*")
 # Boundaries inside an identifier: "HTTPServer2Go" -> HTTP, Server, 2, Go.
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 MAX_TERM_LENGTH = 64
@@ -26,6 +28,11 @@ MAX_TERM_LENGTH = 64
 def split_identifier(identifier: str) -> list[str]:
     """The lowercased parts of one identifier, in order."""
     return [p.lower() for p in _PART.findall(identifier)]
+
+
+def plain_names(text: str) -> list[str]:
+    """Every plain name ``text`` writes, in order, repeats kept."""
+    return _NAME.findall(text)
 
 
 def code_terms(text: str) -> list[str]:

@@ -14,7 +14,6 @@ cursor's candidates).
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,14 +21,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from embedstore.languages import is_test_code
-from embedstore.lexical import split_identifier
+from embedstore.lexical import plain_names, split_identifier
 from embedstore.store import symbol_table
 from embedstore.store.symbol_table import DefinitionRow
 
 # The lines above the cursor whose names say what the code is doing now.
 RECENT_LINES = 12
 
-_WORD = re.compile(r"(?<![\w$])[^\W\d]\w*")
 _KINDS = ("function", "method", "type", "constant", "variable")
 
 FEATURES = (
@@ -67,7 +65,7 @@ def features(
 
     ``namesakes``: what ``namesakes()`` counts for them.
     """
-    recent = set(_WORD.findall("\n".join(code.split("\n")[-RECENT_LINES:])))
+    recent = set(plain_names("\n".join(code.split("\n")[-RECENT_LINES:])))
     recent_words = {word for name in recent for word in split_identifier(name)}
     rows = []
     for rank, cand in enumerate(ranked):  # (n, F)

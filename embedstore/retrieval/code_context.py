@@ -67,7 +67,7 @@ from embedstore.languages import (
     outline_skips_annotations,
     tested_file_name,
 )
-from embedstore.lexical import split_identifier
+from embedstore.lexical import plain_names, split_identifier
 from embedstore.retrieval.candidate_ranker import Candidate, namesakes, rerank
 from embedstore.retrieval.context import (
     ContextBlock,
@@ -84,8 +84,6 @@ from embedstore.store import db, symbol_table
 from embedstore.store.collection import Collection
 from embedstore.store.symbol_table import DefinitionRow
 
-# A plain name (candidates are looked up by their own name, never a dotted chain).
-_NAME = re.compile(r"(?<![\w$])[^\W\d]\w*")
 # Nearness: a use this many lines above the cursor counts half as much as one on the line above.
 HALF_LIFE_LINES = 8.0
 # Score parts of a definition the code imports by name (see _structural).
@@ -867,7 +865,7 @@ def _add_similar(
             if score >= SIMILAR_MIN_BM25 and i in rows and rows[i].path != path][:SIMILAR_HITS]
     used: dict[str, float] = {}
     for rank, hit in enumerate(hits):  # best first: a name keeps its best hit's weight
-        for name in _NAME.findall(hit.text):
+        for name in plain_names(hit.text):
             used.setdefault(name, 1 / math.sqrt(rank + 1))
     for cand in candidates.values():
         cand.score += CO_USED * used.get(cand.row.name, 0.0)
