@@ -320,6 +320,52 @@ def callable_through(language: str) -> CallableThrough | None:
     return _CALLABLE_THROUGH.get(language)
 
 
+# Rust: `pub`, `pub(crate)`, `pub(super)`... opening the line that names an item.
+_RUST_PUB = re.compile(r"\s*pub\b")
+# Owners whose members are as visible as they are, with no `pub` of their own: a trait and
+# its implementations' methods, an enum's variants.
+_RUST_OPEN_OWNER = re.compile(r"\btrait\b|\benum\b|\bimpl\b[^{]*\bfor\b")
+
+
+def _rust_module_folder(path: str) -> str:
+    """The folder of the module that ``path`` is and of its submodules' files: `src/a/b/`
+    for `src/a/b.rs` and for `src/a/b/mod.rs`; `src/` for a crate root."""
+    folder, _, base = path.rpartition("/")
+    prefix = f"{folder}/" if folder else ""
+    if base in ("mod.rs", "lib.rs", "main.rs"):
+        return prefix
+    return f"{prefix}{base.removesuffix('.rs')}/"
+
+
+def _rust_reachable(path: str, qualname: str, naming: str, owner: str, user: str) -> bool:
+    """An item without `pub` is its module's and its submodules' alone (macros, a trait's
+    methods and an enum's variants aside; a member whose owner is unknown too)."""
+    if _RUST_PUB.match(naming) or "macro_rules!" in naming:
+        return True
+    if "." in qualname and (not owner or _RUST_OPEN_OWNER.search(owner)):
+        return True
+    return user.startswith(_rust_module_folder(path))
+
+
+def _go_reachable(path: str, qualname: str, naming: str, owner: str, user: str) -> bool:
+    """A name that does not start with a capital is its package's (its folder's) alone."""
+    name = qualname.rpartition(".")[2]
+    return name[:1].isupper() or path.rpartition("/")[0] == user.rpartition("/")[0]
+
+
+# (the definition's path, its qualified name, the line naming it, its owner's header text
+# ("" where none encloses it), the path of the file that would use it) -> whether that file
+# can name it.
+ReachableFrom = Callable[[str, str, str, str, str], bool]
+_REACHABLE_FROM: dict[str, ReachableFrom] = {"rust": _rust_reachable, "go": _go_reachable}
+
+
+def reachable_from(language: str) -> ReachableFrom | None:
+    """Which definitions code in another file can name, where ``language``'s visibility
+    rules say (Rust's `pub`, Go's capitals); None where any file may name any."""
+    return _REACHABLE_FROM.get(language)
+
+
 # Languages whose attributes and annotations above a definition say little of how to call it
 # (`#[inline]`, `#[must_use]`, `@Override`): a signature in an outline starts below them.
 # Python's decorators stay (`@property`, `@classmethod` say how it is called).

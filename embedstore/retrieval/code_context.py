@@ -65,6 +65,7 @@ from embedstore.languages import (
     is_test_code,
     line_comment,
     outline_skips_annotations,
+    reachable_from,
     tested_file_name,
 )
 from embedstore.lexical import plain_names, split_identifier
@@ -218,16 +219,64 @@ def ranked_candidates(
         _add_similar(collection, code, path, rules, candidates)
     _order_members(candidates)
     prompt_lines = {line.strip() for line in code.split("\n") if line.strip()}
-    # Code that is not a test never uses a test's definitions (Go cannot even see them).
+    # Code that is not a test never uses a test's definitions (Go cannot even see them);
+    # a test is shown another test as an example, not as something to call, so whether it
+    # could name it does not matter.
     tests_wanted = path is None or is_test_code(path, language) or in_test_item(code, language)
-    wanted = (
-        c for c in sorted(candidates.values(), key=lambda c: -c.score)
-        if c.row.path != path and rules.allows(c.row.path, c.row.language)
-        and (tests_wanted or not is_test_code(c.row.path, c.row.language, c.row.qualname,
-                                              _header_text(collection, c.row)))
-        and not _already_in_prompt(collection, c, prompt_lines, path)
-    )
-    return list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
+
+    def usable(c: Candidate) -> bool:
+        row = c.row
+        if (row.path == path or not rules.allows(row.path, row.language)
+                or _already_in_prompt(collection, c, prompt_lines, path)):
+            return False
+        if is_test_code(row.path, row.language, row.qualname, _header_text(collection, row)):
+            return tests_wanted
+        return _reachable(collection, row, path)
+
+    wanted = filter(usable, sorted(candidates.values(), key=lambda c: -c.score))
+    ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
+    for cand in ranked:
+        cand.members = [m for m in cand.members if _reachable(collection, m, path)]
+    return ranked
+
+
+def _reachable(collection: Collection, row: DefinitionRow, path: str | None) -> bool:
+    """Whether the code at ``path`` can name ``row``, by its language's visibility rules
+    (a Rust item without `pub` in another module, a Go name without a capital in another
+    package: code there cannot call it, so it would only take budget)."""
+    rule = reachable_from(row.language)
+    if rule is None or path is None:
+        return True
+    text = _lines(collection, row.path)
+    naming = _naming_line(collection, row)
+    # A Rust `impl` block is no definition: its method's owner is the block's first line.
+    owner = ("\n".join(text.get(n, "") for n in _owner_header(collection, row))
+             or text.get(_enclosing_lines(collection, row.path).get(naming, 0), ""))
+    return rule(row.path, row.qualname, text.get(naming, ""), owner, path)
+
+
+def _enclosing_lines(collection: Collection, path: str) -> dict[int, int]:
+    """Each line of a file -> the nearest line above it, indented less, that starts with a
+    word: the head of the block it is in (`impl<T> Display for Point<T> {`). Lines that
+    start otherwise (`{`, `}`, comments, attributes) and `where` clauses continue a head."""
+    def read(conn: sqlite3.Connection, file: str) -> dict[int, int]:
+        heads: list[tuple[int, int]] = []  # (indentation, line number), outermost first
+        found: dict[int, int] = {}
+        for number, line in sorted(_lines(collection, file).items()):
+            stripped = line.lstrip()
+            if not stripped[:1].isalpha() or stripped.startswith("where"):
+                continue
+            indent = len(line) - len(stripped)
+            while heads and heads[-1][0] >= indent:
+                heads.pop()
+            if heads:
+                found[number] = heads[-1][1]
+            heads.append((indent, number))
+        return found
+
+    got = _of_file(collection, "enclosing lines", path, read)
+    assert isinstance(got, dict)
+    return got
 
 
 def _order_members(candidates: dict[tuple[str, int], Candidate]) -> None:

@@ -1066,3 +1066,115 @@ def test_a_function_named_as_the_function_at_the_cursor_comes_first(
     text = context(collection, code, "src/fs.rs", max_tokens=50)
     assert "pub fn default_read_vectored(bufs: &[u8]) -> Result<usize> {" in text
     assert "pub fn sink() -> usize {" not in text
+
+
+RUST_LEXER = """mod unicode;
+
+/// A token.
+pub struct Token {
+    pub kind: u8,
+}
+
+/// Reads tokens from source text.
+pub struct Lexer<'a> {
+    src: &'a str,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a str) -> Self {
+        Lexer { src }
+    }
+
+    pub fn next_token(&mut self) -> Option<Token> {
+        self.bump();
+        None
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        None
+    }
+}
+
+impl<'a> Iterator for Lexer<'a>
+where
+    'a: 'a,
+{
+    type Item = Token;
+
+    fn next(&mut self) -> Option<Token> {
+        self.next_token()
+    }
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_alphabetic()
+}
+"""
+
+
+def test_rust_items_without_pub_are_offered_to_their_module_alone(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # Code in another module cannot call a private helper (`bump`, `is_ident_start`), so
+    # it takes no budget there; a trait's methods need no `pub`, and a submodule sees its
+    # parent's private items.
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod lexer;\npub mod parser;\n",
+        "src/lexer.rs": RUST_LEXER,
+    })
+    code = ("use crate::lexer::Lexer;\n\npub fn parse(src: &str) -> usize {\n"
+            "    let mut lexer = Lexer::new(src);\n"
+            "    let first = crate::lexer::Token { kind: 0 };\n    lexer.")
+    text = context(collection, code, "src/parser.rs")
+    assert "pub fn next_token(&mut self) -> Option<Token> {" in text
+    assert "fn next(&mut self) -> Option<Token> {" in text
+    assert "fn bump(" not in text and "fn is_ident_start(" not in text
+    text = context(collection, "pub fn start(c: char) -> bool {\n    super::",
+                   "src/lexer/unicode.rs")
+    assert "fn is_ident_start(c: char) -> bool {" in text
+
+
+GO_SCAN = """package scan
+
+// Scanner splits text into words.
+type Scanner struct {
+	text string
+}
+
+// Next returns the next word.
+func (s *Scanner) Next() string {
+	s.advance()
+	return ""
+}
+
+func (s *Scanner) advance() {
+}
+
+// Words splits text into words.
+func Words(text string) []string {
+	return nil
+}
+
+func skipSpace(text string) int {
+	return 0
+}
+"""
+
+
+def test_go_names_without_a_capital_are_offered_to_their_package_alone(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, {
+        "go.mod": "module example.com/words\n\ngo 1.21\n",
+        "scan/scan.go": GO_SCAN,
+    })
+    code = ('package main\n\nimport "example.com/words/scan"\n\nfunc main() {\n'
+            '\ts := &scan.Scanner{}\n\ts.Next()\n\tscan.')
+    text = context(collection, code, "cmd/main.go")
+    assert "func Words(text string) []string {" in text
+    assert "func (s *Scanner) Next() string {" in text
+    assert "func skipSpace(" not in text and "func (s *Scanner) advance()" not in text
+    text = context(collection, "package scan\n\nfunc Lines(text string) []string {\n\ti := ",
+                   "scan/lines.go")
+    assert "func skipSpace(text string) int {" in text
