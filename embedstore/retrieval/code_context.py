@@ -37,7 +37,7 @@ import sqlite3
 import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Literal
 
@@ -430,7 +430,12 @@ def _structural(
             add(rows[0], UNIQUE_NAME + USED_NEAR * near[name] * 0.5)
     # `x.hour()` with x a NaiveDateTime says nothing of the other types' `hour`: a use
     # through a name whose class the code shows speaks for that class alone.
-    holders = receivers(code, language)
+    # A class imported under another name (`use oldtime::Duration as OldDuration`) is
+    # defined under its own.
+    renamed = {ref.alias: ref.name for ref in imports
+               if ref.name not in (None, "*", "default") and ref.alias != ref.name}
+    holders = {name: replace(found, source=renamed.get(found.source, found.source))
+               for name, found in receivers(code, language).items()}
     attribute_near = _attribute_near(near, holders)
     _add_members(collection, candidates, attribute_near)
     _add_receivers(collection, holders, language, candidates, near, attribute_near)

@@ -23,6 +23,7 @@ no further than the next bracket or line break.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -323,6 +324,8 @@ _RS_LET = re.compile(
     rf"(?P<open>[({{])")
 _RS_LET_TYPED = re.compile(rf"\blet[ \t]+(?:mut[ \t]+)?(?P<name>{_NAME})[ \t]*:[ \t]*{_RS_TYPE}")
 _RS_FN = re.compile(rf"\bfn[ \t]+{_NAME}[ \t]*(?:{_GENERIC})?[ \t]*{_PARENS}")
+# A closure's parameters, `|date: NaiveDate|`, `move |a: &Arg, b|` (`a || b` has none).
+_RS_CLOSURE = re.compile(r"\|(?P<params>[^|\n]+)\|")
 _RS_PARAM = re.compile(rf"(?:^|,)\s*(?:mut\s+)?(?P<name>{_NAME})\s*:\s*{_RS_TYPE}(?=\s*(?:,|$))")
 _RS_RETURNS = re.compile(rf"->[ \t]*{_RS_TYPE}")
 _RS_RETURN_TEXT = re.compile(r"->(?P<type>[^{;]*?)(?:\bwhere\b|[{;]|$)")
@@ -353,7 +356,7 @@ def _rust(code: str) -> Iterator[Receiver]:
         if (cls := _rust_class(match["type"])) is not None:
             yield Receiver(match["name"], cls, False, line(match.start()),
                            _rust_borrow(match["borrow"]))
-    for match in _RS_FN.finditer(code):
+    for match in itertools.chain(_RS_FN.finditer(code), _RS_CLOSURE.finditer(code)):
         for param in _RS_PARAM.finditer(match["params"]):
             if (cls := _rust_class(param["type"])) is not None:
                 yield Receiver(param["name"], cls, False, line(match.start()),

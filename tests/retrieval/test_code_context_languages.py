@@ -1178,3 +1178,25 @@ def test_go_names_without_a_capital_are_offered_to_their_package_alone(
     text = context(collection, "package scan\n\nfunc Lines(text string) []string {\n\ti := ",
                    "scan/lines.go")
     assert "func skipSpace(text string) int {" in text
+
+
+def test_a_class_imported_under_another_name_is_held_under_its_own(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # chrono's `use crate::oldtime::Duration as OldDuration;` then `rhs: OldDuration`: a
+    # value held under the alias calls the methods that take `self`, not the constructors
+    # that the type's outline lists first.
+    constructors = "".join(f"    pub fn {unit}(n: i64) -> Duration {{\n"
+                           "        Duration { secs: n }\n    }\n\n"
+                           for unit in ("weeks", "days", "hours", "minutes", "seconds"))
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod oldtime;\npub mod date;\n",
+        "src/oldtime.rs": "pub struct Duration {\n    secs: i64,\n}\n\nimpl Duration {\n"
+                          + constructors + "    pub fn num_days(&self) -> i64 {\n"
+                          "        self.secs / 86400\n    }\n}\n",
+    })
+    code = ("use crate::oldtime::Duration as OldDuration;\n\n"
+            "pub fn is_later(limit: i64, rhs: OldDuration) -> bool {\n    limit < rhs.")
+    text = context(collection, code, "src/date.rs", max_tokens=40)
+    assert "pub fn num_days(&self) -> i64 {" in text

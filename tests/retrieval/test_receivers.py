@@ -223,6 +223,15 @@ def test_rust_lets_and_parameters_bind_names() -> None:
     assert not {"n", "b", "v", "h", "i", "j", "m", "self"} & found.keys()
 
 
+def test_rust_closure_parameters_bind_names() -> None:
+    # chrono's `let verify_ymd = |date: NaiveDate| {`; `a || b` and `x | y` bind nothing.
+    code = ("let verify = |date: NaiveDate, n| date.year() > n;\n"
+            "let each = move |arg: &Arg| arg.id();\nlet ok = a || b;\nlet bits = x | y | z;\n")
+    found = receivers(code, "rust")
+    assert {name: (r.source, r.borrow) for name, r in found.items()} == {
+        "date": ("NaiveDate", ""), "arg": ("Arg", "&")}
+
+
 def test_rust_bindings_keep_how_they_borrow() -> None:
     code = ("fn f(cmd: &Command, p: &'a mut Parsed, o: Arg, d: &'a dyn Shape) {\n"
             "    let x: &mut Point = y;\n    let z = Point::new(1, 2);\n")
