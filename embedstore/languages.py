@@ -6,6 +6,7 @@ they are stable identifiers (lower case, no spaces), not display names.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -320,6 +321,17 @@ def callable_through(language: str) -> CallableThrough | None:
     return _CALLABLE_THROUGH.get(language)
 
 
+@dataclass(frozen=True)
+class Declared:
+    """A definition as a language's visibility rules read it."""
+
+    path: str
+    qualname: str
+    naming: str  # the line that names it
+    owner: str  # the head of the block it is in (a class's, an `impl`'s); "" at the top level
+    text: str  # its file's text
+
+
 # Rust: `pub`, `pub(crate)`, `pub(super)`... opening the line that names an item.
 _RUST_PUB = re.compile(r"\s*pub\b")
 # Owners whose members are as visible as they are, with no `pub` of their own: a trait and
@@ -337,32 +349,88 @@ def _rust_module_folder(path: str) -> str:
     return f"{prefix}{base.removesuffix('.rs')}/"
 
 
-def _rust_reachable(path: str, qualname: str, naming: str, owner: str, user: str) -> bool:
+def _rust_reachable(item: Declared, user: str) -> bool:
     """An item without `pub` is its module's and its submodules' alone (macros, a trait's
     methods and an enum's variants aside; a member whose owner is unknown too)."""
-    if _RUST_PUB.match(naming) or "macro_rules!" in naming:
+    if _RUST_PUB.match(item.naming) or "macro_rules!" in item.naming:
         return True
-    if "." in qualname and (not owner or _RUST_OPEN_OWNER.search(owner)):
+    if "." in item.qualname and (not item.owner or _RUST_OPEN_OWNER.search(item.owner)):
         return True
-    return user.startswith(_rust_module_folder(path))
+    return user.startswith(_rust_module_folder(item.path))
 
 
-def _go_reachable(path: str, qualname: str, naming: str, owner: str, user: str) -> bool:
+def _go_reachable(item: Declared, user: str) -> bool:
     """A name that does not start with a capital is its package's (its folder's) alone."""
-    name = qualname.rpartition(".")[2]
-    return name[:1].isupper() or path.rpartition("/")[0] == user.rpartition("/")[0]
+    name = item.qualname.rpartition(".")[2]
+    return name[:1].isupper() or item.path.rpartition("/")[0] == user.rpartition("/")[0]
 
 
-# (the definition's path, its qualified name, the line naming it, its owner's header text
-# ("" where none encloses it), the path of the file that would use it) -> whether that file
-# can name it.
-ReachableFrom = Callable[[str, str, str, str, str], bool]
-_REACHABLE_FROM: dict[str, ReachableFrom] = {"rust": _rust_reachable, "go": _go_reachable}
+# A JavaScript or TypeScript file with an import or an export is a module; one without is
+# a script, whose top-level names are global.
+_JS_MODULE = re.compile(r"^[ \t]*(?:import|export)\b", re.MULTILINE)
+_JS_EXPORTED = re.compile(r"^[ \t]*(?:export|declare)\b")
+# What a module exports besides its `export` declarations: `export { a, b as c }`,
+# `export default a`, CommonJS's `exports.a =` and `module.exports`.
+_JS_EXPORT_LIST = re.compile(
+    r"\bexport[ \t]+(?:type[ \t]+)?\{(?P<list>[^}]*)\}"
+    r"|\bexport[ \t]+default[ \t]+(?P<default>[\w$]+)|\bexports\.(?P<common>[\w$]+)")
+
+
+@functools.lru_cache(maxsize=64)  # a file's text is one cached string per answer's files
+def _js_exports(text: str) -> frozenset[str] | None:
+    """The names a module exports by list or by CommonJS; None for a script, or for a
+    module that assigns `module.exports` (anything may be in it)."""
+    if not _JS_MODULE.search(text) or "module.exports" in text:
+        return None
+    names: set[str] = set()
+    for found in _JS_EXPORT_LIST.finditer(text):
+        if found["list"] is not None:
+            names.update(part.split(" as ")[0].strip() for part in found["list"].split(","))
+        else:
+            names.add(found["default"] or found["common"])
+    return frozenset(names)
+
+
+def _js_reachable(item: Declared, user: str) -> bool:
+    """A module's top-level name that it does not export is its own (a declaration file's,
+    a script's and a class's members' are everyone's)."""
+    if "." in item.qualname or item.path.endswith(".d.ts") or _JS_EXPORTED.match(item.naming):
+        return True
+    exported = _js_exports(item.text)
+    return exported is None or item.qualname in exported
+
+
+# Java: what a declaration's modifiers open to other packages; owners whose members are
+# public with no modifier of their own.
+_JAVA_OPEN = re.compile(r"\b(?:public|protected)\b")
+_JAVA_OPEN_OWNER = re.compile(r"\b(?:interface|enum|record)\b")
+_JAVA_PACKAGE = re.compile(r"^[ \t]*package[ \t]+(?P<name>[\w.]+)[ \t]*;", re.MULTILINE)
+
+
+def _java_reachable(item: Declared, user: str) -> bool:
+    """A class, or a member, with no `public` (or `protected`) is its package's alone (a
+    test tree's `src/test/java/a/b/` is a/b's too); an interface's, an enum's and a
+    record's members are public."""
+    package = _JAVA_PACKAGE.search(item.text)
+    folder = package["name"].replace(".", "/") if package else item.path.rpartition("/")[0]
+    if f"/{user.rpartition('/')[0]}".endswith(f"/{folder}"):
+        return True
+    if _JAVA_OPEN.search(item.naming):
+        return True
+    return "." in item.qualname and _JAVA_OPEN_OWNER.search(item.owner) is not None
+
+
+# (the definition, the path of the file that would use it) -> whether that file can name it.
+ReachableFrom = Callable[[Declared, str], bool]
+_REACHABLE_FROM: dict[str, ReachableFrom] = {
+    "rust": _rust_reachable, "go": _go_reachable, "typescript": _js_reachable,
+    "tsx": _js_reachable, "javascript": _js_reachable, "java": _java_reachable}
 
 
 def reachable_from(language: str) -> ReachableFrom | None:
     """Which definitions code in another file can name, where ``language``'s visibility
-    rules say (Rust's `pub`, Go's capitals); None where any file may name any."""
+    rules say (Rust's `pub`, Go's capitals, a JavaScript module's exports, Java's `public`);
+    None where any file may name any."""
     return _REACHABLE_FROM.get(language)
 
 

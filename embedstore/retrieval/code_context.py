@@ -58,6 +58,7 @@ from embedstore.chunking.symbols import (
 from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
 from embedstore.languages import (
+    Declared,
     callable_through,
     detect_language,
     in_test_item,
@@ -252,7 +253,16 @@ def _reachable(collection: Collection, row: DefinitionRow, path: str | None) -> 
     # A Rust `impl` block is no definition: its method's owner is the block's first line.
     owner = ("\n".join(text.get(n, "") for n in _owner_header(collection, row))
              or text.get(_enclosing_lines(collection, row.path).get(naming, 0), ""))
-    return rule(row.path, row.qualname, text.get(naming, ""), owner, path)
+    return rule(Declared(row.path, row.qualname, text.get(naming, ""), owner,
+                         _file_text(collection, row.path)), path)
+
+
+def _file_text(collection: Collection, path: str) -> str:
+    """A file's whole text, one string per file while it is cached."""
+    got = _of_file(collection, "file texts", path,
+                   lambda conn, file: "\n".join(_lines(collection, file).values()))
+    assert isinstance(got, str)
+    return got
 
 
 def _enclosing_lines(collection: Collection, path: str) -> dict[int, int]:

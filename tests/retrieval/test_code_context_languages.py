@@ -1200,3 +1200,71 @@ def test_a_class_imported_under_another_name_is_held_under_its_own(
             "pub fn is_later(limit: i64, rhs: OldDuration) -> bool {\n    limit < rhs.")
     text = context(collection, code, "src/date.rs", max_tokens=40)
     assert "pub fn num_days(&self) -> i64 {" in text
+
+
+TS_DATES = """import { Locale } from "./locale";
+
+/** Parses an ISO date. */
+export function parseDate(text: string): Date {
+  return new Date(text);
+}
+
+function pad(value: number): string {
+  return String(value).padStart(2, "0");
+}
+
+function formatDate(date: Date): string {
+  return pad(date.getDate());
+}
+
+export { formatDate };
+"""
+
+
+def test_typescript_names_a_module_does_not_export_are_offered_to_it_alone(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, {
+        "package.json": '{"name": "dates"}\n',
+        "src/dates.ts": TS_DATES,
+        "src/locale.ts": "export interface Locale {\n  name: string;\n}\n",
+    })
+    code = 'import * as dates from "./dates";\n\nexport function today(): string {\n  return dates.'
+    text = context(collection, code, "src/index.ts")
+    assert "export function parseDate(text: string): Date {" in text
+    assert "function formatDate(date: Date): string {" in text  # exported by its list
+    assert "function pad(" not in text
+
+
+JAVA_CLIENT = """package com.acme.net;
+
+/** Sends requests. */
+public class Client {
+    public void send(String body) {
+        retry();
+    }
+
+    void retry() {
+    }
+}
+"""
+
+
+def test_java_names_without_public_are_offered_to_their_package_alone(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    main = "src/main/java/com/acme"
+    collection = indexed(tmp_path, {
+        f"{main}/net/Client.java": JAVA_CLIENT,
+        f"{main}/net/Pool.java": "package com.acme.net;\n\nclass Pool {\n    int size;\n}\n",
+    })
+    code = ("package com.acme.app;\n\nimport com.acme.net.Client;\n\npublic class Main {\n"
+            "    void run(Client client) {\n        client.")
+    text = context(collection, code, f"{main}/app/Main.java")
+    assert "public void send(String body) {" in text
+    assert "void retry()" not in text and "class Pool" not in text
+    # The package's test tree is the package too.
+    code = ("package com.acme.net;\n\nclass ClientTest {\n"
+            "    void retries(Client client) {\n        ")
+    text = context(collection, code, "src/test/java/com/acme/net/ClientTest.java")
+    assert "void retry() {" in text
