@@ -323,14 +323,7 @@ _RS_LET = re.compile(
     rf"\blet[ \t]+(?:mut[ \t]+)?(?P<name>{_NAME})[ \t]*=[ \t]*(?P<path>{_RS_PATH})[ \t]*"
     rf"(?P<open>[({{])")
 _RS_LET_TYPED = re.compile(rf"\blet[ \t]+(?:mut[ \t]+)?(?P<name>{_NAME})[ \t]*:[ \t]*{_RS_TYPE}")
-_RS_FN = re.compile(rf"\bfn[ \t]+{_NAME}[ \t]*(?P<generic>{_GENERIC})?[ \t]*{_PARENS}")
-# A type parameter's first bound, in `<R: io::Read, T>` or `where W: Write + Send`: a value
-# of type R calls what the trait declares.
-_RS_BOUND = re.compile(rf"(?:^|[<,]|\bwhere\b)\s*(?P<param>[A-Z]\w*)\s*:\s*(?:\?Sized\s*\+\s*)?"
-                       rf"(?P<bound>(?:{_NAME}::)*[A-Z]\w*)")
-_RS_WHERE = re.compile(r"\bwhere\b")
-# How far past a signature's parameters its `where` clause may reach.
-_RS_WHERE_CHARS = 400
+_RS_FN = re.compile(rf"\bfn[ \t]+{_NAME}[ \t]*(?:{_GENERIC})?[ \t]*{_PARENS}")
 # A closure's parameters, `|date: NaiveDate|`, `move |a: &Arg, b|` (`a || b` has none).
 _RS_CLOSURE = re.compile(r"\|(?P<params>[^|\n]+)\|")
 _RS_PARAM = re.compile(rf"(?:^|,)\s*(?:mut\s+)?(?P<name>{_NAME})\s*:\s*{_RS_TYPE}(?=\s*(?:,|$))")
@@ -364,23 +357,10 @@ def _rust(code: str) -> Iterator[Receiver]:
             yield Receiver(match["name"], cls, False, line(match.start()),
                            _rust_borrow(match["borrow"]))
     for match in itertools.chain(_RS_FN.finditer(code), _RS_CLOSURE.finditer(code)):
-        bounds = _rust_bounds(code, match)
         for param in _RS_PARAM.finditer(match["params"]):
-            type_ = param["type"]
-            if (cls := _rust_class(bounds.get(type_, type_))) is not None:
+            if (cls := _rust_class(param["type"])) is not None:
                 yield Receiver(param["name"], cls, False, line(match.start()),
                                _rust_borrow(param["borrow"]))
-
-
-def _rust_bounds(code: str, match: re.Match[str]) -> dict[str, str]:
-    """A function's type parameters -> their first trait bounds (none for a closure)."""
-    if "generic" not in match.re.groupindex:
-        return {}
-    head = code[match.end():match.end() + _RS_WHERE_CHARS].split("{", 1)[0]
-    clauses = _RS_WHERE.split(head, 1)[1] if _RS_WHERE.search(head) else ""
-    return {found["param"]: found["bound"]
-            for text in (match["generic"] or "", clauses)
-            for found in _RS_BOUND.finditer(text.strip("<>"))}
 
 
 def _rust_borrow(written: str | None) -> str:

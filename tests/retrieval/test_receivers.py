@@ -232,15 +232,6 @@ def test_rust_closure_parameters_bind_names() -> None:
         "date": ("NaiveDate", ""), "arg": ("Arg", "&")}
 
 
-def test_rust_a_type_parameter_holds_its_first_bound() -> None:
-    # serde_json's `fn from_reader<R: io::Read, T>(rdr: R)`, chrono's `where Tz: TimeZone`.
-    code = ("fn f<R: io::Read, T>(rdr: R, t: &T, tz: &mut Tz) -> u8\nwhere\n"
-            "    Tz: ?Sized + TimeZone + Send,\n{\n    rdr.")
-    found = receivers(code, "rust")
-    assert {name: r.source for name, r in found.items()} == {
-        "rdr": "io.Read", "t": "T", "tz": "TimeZone"}
-
-
 def test_rust_bindings_keep_how_they_borrow() -> None:
     code = ("fn f(cmd: &Command, p: &'a mut Parsed, o: Arg, d: &'a dyn Shape) {\n"
             "    let x: &mut Point = y;\n    let z = Point::new(1, 2);\n")
