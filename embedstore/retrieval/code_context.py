@@ -243,8 +243,9 @@ def ranked_candidates(
 
 def _reachable(collection: Collection, row: DefinitionRow, path: str | None) -> bool:
     """Whether the code at ``path`` can name ``row``, by its language's visibility rules
-    (a Rust item without `pub` in another module, a Go name without a capital in another
-    package: code there cannot call it, so it would only take budget)."""
+    (``languages.reachable_from``: a Rust item without `pub` in another module, a name a
+    TypeScript module does not export...): code there cannot call it, so it would only
+    take budget."""
     rule = reachable_from(row.language)
     if rule is None or path is None:
         return True
@@ -265,6 +266,10 @@ def _file_text(collection: Collection, path: str) -> str:
     return got
 
 
+# A `where` clause's first line continues the head above it.
+_WHERE = re.compile(r"where\b")
+
+
 def _enclosing_lines(collection: Collection, path: str) -> dict[int, int]:
     """Each line of a file -> the nearest line above it, indented less, that starts with a
     word: the head of the block it is in (`impl<T> Display for Point<T> {`). Lines that
@@ -274,7 +279,7 @@ def _enclosing_lines(collection: Collection, path: str) -> dict[int, int]:
         found: dict[int, int] = {}
         for number, line in sorted(_lines(collection, file).items()):
             stripped = line.lstrip()
-            if not stripped[:1].isalpha() or stripped.startswith("where"):
+            if not stripped[:1].isalpha() or _WHERE.match(stripped):
                 continue
             indent = len(line) - len(stripped)
             while heads and heads[-1][0] >= indent:
