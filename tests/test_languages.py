@@ -6,9 +6,11 @@ import pytest
 
 from embedstore.languages import (
     FALLBACK_LANGUAGE,
+    Declared,
     callable_through,
     detect_language,
     is_private_member,
+    reachable_from,
 )
 
 
@@ -139,3 +141,64 @@ def test_a_rust_method_is_callable_through_a_value_as_its_self_says(
 @pytest.mark.parametrize("language", ["java", "python", "typescript", "go"])
 def test_other_languages_call_every_member_through_a_value(language: str) -> None:
     assert callable_through(language) is None
+
+
+TS_MODULE = ("import { x } from './x';\nfunction pad() {}\nfunction fmt() {}\n"
+             "export { fmt as format };\n")
+
+
+@pytest.mark.parametrize(("language", "item", "user", "reachable"), [
+    # Rust: `pub` anywhere; without it, the module (`a/b.rs` or `a/b/mod.rs`) and below.
+    ("rust", Declared("src/a/b.rs", "helper", "fn helper() {", "", ""), "src/a/b/c.rs", True),
+    ("rust", Declared("src/a/b.rs", "helper", "fn helper() {", "", ""), "src/a/c.rs", False),
+    ("rust", Declared("src/a/mod.rs", "helper", "fn helper() {", "", ""), "src/a/c.rs", True),
+    ("rust", Declared("src/lib.rs", "helper", "fn helper() {", "", ""), "src/x/y.rs", True),
+    ("rust", Declared("src/a.rs", "run", "pub(crate) fn run() {", "", ""), "src/b.rs", True),
+    ("rust", Declared("src/a.rs", "m", "#[macro_export]\nmacro_rules! m {", "", ""), "src/b.rs",
+     True),
+    ("rust", Declared("src/a.rs", "Lexer.bump", "    fn bump(&mut self) {", "impl Lexer {", ""),
+     "src/b.rs", False),
+    ("rust", Declared("src/a.rs", "Lexer.next", "    fn next(&mut self) -> Option<T> {",
+                      "impl<'a> Iterator for Lexer<'a>", ""), "src/b.rs", True),
+    ("rust", Declared("src/a.rs", "Shape.Circle", "    Circle(f64),", "pub enum Shape {", ""),
+     "src/b.rs", True),
+    ("rust", Declared("src/a.rs", "Point.x", "    x: i32,", "pub struct Point {", ""),
+     "src/b.rs", False),
+    # Go: a capital, or the same package's folder.
+    ("go", Declared("scan/scan.go", "skipSpace", "func skipSpace() {", "", ""), "cmd/main.go",
+     False),
+    ("go", Declared("scan/scan.go", "skipSpace", "func skipSpace() {", "", ""), "scan/lines.go",
+     True),
+    ("go", Declared("scan/scan.go", "Scanner.Next", "func (s *Scanner) Next() {", "", ""),
+     "cmd/main.go", True),
+    # TypeScript: exported on the declaration or by a list; a script's names are global.
+    ("typescript", Declared("src/dates.ts", "pad", "function pad() {}", "", TS_MODULE),
+     "src/i.ts", False),
+    ("typescript", Declared("src/dates.ts", "fmt", "function fmt() {}", "", TS_MODULE),
+     "src/i.ts", True),
+    ("typescript", Declared("src/dates.ts", "x", "export const x = 1;", "", TS_MODULE),
+     "src/i.ts", True),
+    ("javascript", Declared("lib/g.js", "pad", "function pad() {}", "", "function pad() {}\n"),
+     "lib/i.js", True),
+    ("javascript", Declared("lib/g.js", "pad", "function pad() {}", "",
+                            "const a = require('a');\nmodule.exports = { pad };\n"),
+     "lib/i.js", True),
+    # Java: public or protected, or the same package (its test tree too).
+    ("java", Declared("src/main/java/a/b/C.java", "C.retry", "    void retry() {",
+                      "public class C {", "package a.b;\n"), "src/main/java/a/x/M.java", False),
+    ("java", Declared("src/main/java/a/b/C.java", "C.retry", "    void retry() {",
+                      "public class C {", "package a.b;\n"), "src/test/java/a/b/T.java", True),
+    ("java", Declared("src/main/java/a/b/C.java", "C.send", "    public void send() {",
+                      "public class C {", "package a.b;\n"), "src/main/java/a/x/M.java", True),
+    ("java", Declared("src/main/java/a/b/I.java", "I.run", "    void run();",
+                      "public interface I {", "package a.b;\n"), "src/main/java/a/x/M.java", True),
+])
+def test_what_a_file_can_name_is_as_its_language_says(
+    language: str, item: Declared, user: str, reachable: bool
+) -> None:
+    rule = reachable_from(language)
+    assert rule is not None and rule(item, user) is reachable
+
+
+def test_python_names_are_reachable_from_any_file() -> None:
+    assert reachable_from("python") is None
