@@ -259,9 +259,10 @@ def _reachable(collection: Collection, row: DefinitionRow, path: str | None) -> 
 
 
 def _file_text(collection: Collection, path: str) -> str:
-    """A file's whole text, one string per file while it is cached."""
-    got = _of_file(collection, "file texts", path,
-                   lambda conn, file: "\n".join(_lines(collection, file).values()))
+    """A file's indexed lines in order as one text, one string per file while it is cached
+    (its units come from the store in no set order)."""
+    got = _of_file(collection, "file texts", path, lambda conn, file: "\n".join(
+        line for _, line in sorted(_lines(collection, file).items())))
     assert isinstance(got, str)
     return got
 
