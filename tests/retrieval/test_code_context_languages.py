@@ -481,7 +481,7 @@ def test_typescript_follows_barrels_for_namespace_imports(
     assert "export function createStore(name: string): Store {" in text
 
 
-def test_a_typescript_value_comes_with_its_namesake_type(
+def test_a_typescript_type_and_value_of_one_name_are_both_definitions(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
     # Effect's shape: `interface Clock` says what a clock does, and `const Clock`, further
