@@ -443,14 +443,3 @@ _CALL_NEUTRAL_ANNOTATIONS = frozenset({"rust", "java"})
 def outline_skips_annotations(language: str) -> bool:
     """Whether an outline shows ``language``'s definitions from the line naming them."""
     return language in _CALL_NEUTRAL_ANNOTATIONS
-
-
-# Languages where a type and a value may bear one name as two definitions of one file:
-# TypeScript's `interface Clock` beside `const Clock` (the service a program asks for), or
-# `const UserId = Schema...` beside `type UserId = typeof UserId.Type`.
-_TYPES_APART = frozenset({"typescript", "tsx"})
-
-
-def names_types_apart(language: str) -> bool:
-    """Whether ``language`` keeps a type's name apart from a value's of the same name."""
-    return language in _TYPES_APART

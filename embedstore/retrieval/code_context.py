@@ -65,7 +65,6 @@ from embedstore.languages import (
     is_private_member,
     is_test_code,
     line_comment,
-    names_types_apart,
     outline_skips_annotations,
     reachable_from,
     tested_file_name,
@@ -1223,26 +1222,11 @@ def _outline(collection: Collection, cand: Candidate, *, with_doc: bool) -> list
     """Signature lines and the first docstring line, after the class header of a member (a
     lone `path: str` says nothing of whose it is); a class adds its members' signatures,
     one piece each."""
-    # A value's namesake type is the other half of its name: shown with it.
-    pieces = [_owner_header(collection, cand.row)
-              + _signature(collection, cand.row, with_doc=with_doc)
-              + [n for other in _namesakes_apart(collection, cand.row)
-                 for n in _signature(collection, other, with_doc=False)]]
+    pieces = [_owner_header(collection, cand.row) + _signature(collection, cand.row,
+                                                               with_doc=with_doc)]
     pieces.extend(_signature(collection, member, with_doc=False)
                   for member in cand.members[:MAX_MEMBERS])
     return pieces
-
-
-def _namesakes_apart(collection: Collection, row: DefinitionRow) -> list[DefinitionRow]:
-    """The definitions of ``row``'s name in its file that its language keeps apart from it:
-    TypeScript's `interface Clock` (what a clock does) beside `const Clock` (the service a
-    program asks for). One per name keeps the value; its outline brings the type, which as
-    a candidate of its own took budget from others (train-multi's TypeScript: 7 cursors
-    gained, 6 lost at 2,048 tokens)."""
-    if not names_types_apart(row.language):
-        return []
-    return [other for other in _every_definition(collection, row.path)
-            if other.qualname == row.qualname and (other.kind == "type") != (row.kind == "type")]
 
 
 def _owner_header(collection: Collection, row: DefinitionRow) -> list[int]:
@@ -1453,16 +1437,11 @@ def _one_per_name(rows: list[DefinitionRow]) -> list[DefinitionRow]:
     overloaded function's implementation (its `@overload` stubs end on their signature
     line), the first branch of `if WINDOWS: def getchar ... else: def getchar ...` and of
     ctypes' `c_int = c_long` / `else: class c_int(...)` (what a reader finds first).
-    Where a language keeps types apart from values, of a type and a value of one name the
-    value: what a line uses (`yield* Clock`); its outline shows the type (_namesakes_apart).
     """
     chosen: dict[str, DefinitionRow] = {}
     for row in rows:
         kept = chosen.setdefault(row.qualname, row)
-        body_of_stub = not _has_body(kept) and _has_body(row) and row.kind == kept.kind
-        value_of_type = (kept.kind == "type" and row.kind != "type"
-                         and names_types_apart(row.language))
-        if body_of_stub or value_of_type:
+        if not _has_body(kept) and _has_body(row) and row.kind == kept.kind:
             chosen[row.qualname] = row
     return [row for row in rows if chosen[row.qualname] is row]
 

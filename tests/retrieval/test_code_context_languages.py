@@ -481,28 +481,6 @@ def test_typescript_follows_barrels_for_namespace_imports(
     assert "export function createStore(name: string): Store {" in text
 
 
-def test_a_typescript_type_and_value_of_one_name_are_both_definitions(
-    tmp_path: Path, fake_encoder: FakeEncoder
-) -> None:
-    # Effect's shape: `interface Clock` says what a clock does, and `const Clock`, further
-    # down, is the service a program asks for (`yield* Clock.Clock`). One per name kept the
-    # interface alone, so the value the next line reads was never offered.
-    clock = ("/** A clock. */\nexport interface Clock {\n  readonly currentTimeMillis: number\n"
-             "  sleep(millis: number): Promise<void>\n}\n\n"
-             "export const make = (): Clock => ({ currentTimeMillis: 0, sleep: noSleep })\n\n"
-             "/** The clock a program runs with. */\n"
-             "export const Clock: Reference<Clock> = reference(\"effect/Clock\", make)\n")
-    collection = indexed(tmp_path, {"src/Clock.ts": clock})
-    value = "export const Clock: Reference<Clock> = reference(\"effect/Clock\", make)"
-    for code in ("import * as Clock from './Clock.ts';\n\nexport const now = function* () {\n"
-                 "  const clock = yield* ",
-                 "import { Clock } from './Clock.ts';\n\nexport const now = function* () {\n"
-                 "  const clock = yield* "):
-        text = context(collection, code, "src/Timer.ts")
-        assert value in text
-        assert "export interface Clock {" in text
-
-
 def test_a_typescript_enums_members_are_its_members(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
