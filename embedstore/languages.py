@@ -268,6 +268,14 @@ def line_comment(language: str) -> str:
     return _LINE_COMMENTS.get(language, "//")
 
 
+def is_comment_line(line: str, language: str) -> bool:
+    """Whether ``line`` holds only comment: a line comment, or where ``//`` comments (the C
+    family) a line of a `/* ... */` block."""
+    stripped = line.strip()
+    marker = line_comment(language)
+    return stripped.startswith((marker, "/*", "*") if marker == "//" else (marker,))
+
+
 # A member's declaration that no other file may reach: Java's and TypeScript's `private`
 # before its name. JavaScript's `#name` says it by the name; Python's `_name` is only a
 # convention, which subclasses in other files break.

@@ -18,6 +18,7 @@ import numpy as np
 from embedstore.chunking.markdown import PATH_SEPARATOR, SECTION_KIND
 from embedstore.errors import UserInputError
 from embedstore.lexical import fts_query, index_terms, query_terms
+from embedstore.retrieval.banners_last import demote_banners
 from embedstore.retrieval.declarations_last import demote_declarations, reads_as_action
 from embedstore.retrieval.filters import SearchFilters
 from embedstore.retrieval.fusion import fuse
@@ -139,7 +140,7 @@ def search(
     rows = db.unit_rows(collection.conn, [i for i, _ in ranked])
     # A unit the vector index still holds may be gone from SQLite, the source of truth (a
     # watcher's update between the two reads): drop it before taking k, not after.
-    ranked = [(i, s) for i, s in ranked if i in rows]
+    ranked = demote_banners([(i, s) for i, s in ranked if i in rows], rows)
     if is_descriptive(query):
         ranked = demote_tests(ranked, rows)
     if reads_as_action(query):
