@@ -20,10 +20,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from eval_default import paired_mrr
 from eval_languages import GROUPS, TUNE_GROUPS, _ranks
 from stdlib_corpus import stdlib_held_out
 
-from embedstore.evaluation.bootstrap import paired_bootstrap_ci, reciprocal_ranks
+from embedstore.evaluation.bootstrap import reciprocal_ranks
 from embedstore.evaluation.metrics import CUTOFF
 from embedstore.evaluation.runner import run_eval
 from embedstore.retrieval import search
@@ -56,14 +57,13 @@ def score(group: str) -> list[dict[str, Any]]:
     rows = []
     for mode in MODES:
         shared = sorted(old[mode].keys() & new[mode].keys())
-        before = reciprocal_ranks([old[mode][k] for k in shared], CUTOFF)
-        after = reciprocal_ranks([new[mode][k] for k in shared], CUTOFF)
-        gain = [100 * x for x in paired_bootstrap_ci(after, before)]
+        first, second = [old[mode][k] for k in shared], [new[mode][k] for k in shared]
+        moved = [b - a for a, b in zip(reciprocal_ranks(first, CUTOFF),
+                                       reciprocal_ranks(second, CUTOFF), strict=True)]
         rows.append({
             "group": group, "mode": mode, "queries": len(shared),
-            "before": 100 * sum(before) / len(before), "after": 100 * sum(after) / len(after),
-            "gain_ci": gain, "up": sum(a > b for a, b in zip(after, before, strict=True)),
-            "down": sum(a < b for a, b in zip(after, before, strict=True)),
+            **paired_mrr(first, second, ("before", "after")),
+            "up": sum(m > 0 for m in moved), "down": sum(m < 0 for m in moved),
         })
         print(group, mode, f"{rows[-1]['before']:.2f} -> {rows[-1]['after']:.2f}", flush=True)
     return rows

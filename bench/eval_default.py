@@ -118,12 +118,12 @@ def _changes(before: str, after: str) -> list[dict[str, Any]]:
         for mode in [m for m in REPORTED if m in old and m in new]:
             shared = sorted(old[mode].keys() & new[mode].keys())
             rows.append({"group": group, "mode": mode, "queries": len(shared),
-                         **_paired([old[mode][k] for k in shared],
+                         **paired_mrr([old[mode][k] for k in shared],
                                    [new[mode][k] for k in shared], ("before", "after"))})
     return rows
 
 
-def _paired(first: list[int | None], second: list[int | None], names: tuple[str, str]
+def paired_mrr(first: list[int | None], second: list[int | None], names: tuple[str, str]
             ) -> dict[str, Any]:
     """MRR@10 of two rank lists of the same queries, and second - first with its CI."""
     a, b = reciprocal_ranks(first, CUTOFF), reciprocal_ranks(second, CUTOFF)
@@ -152,7 +152,7 @@ def compare(before: str, after: str, out: str, note: str = "") -> None:
         for repo, keys in [*((r, [k for k in shared if k[0] == r]) for r in repos),
                            (f"{group} pooled", shared)]:
             against.append({"group": group, "repo": repo, "queries": len(keys),
-                            **_paired([ranks["dense"][k] for k in keys],
+                            **paired_mrr([ranks["dense"][k] for k in keys],
                                       [ranks["hybrid"][k] for k in keys], ("dense", "hybrid"))})
     lines = [f"# {before} -> {after}: search per language", "",
              f"`python bench/eval_default.py compare {before} {after} --out {out}` after "
