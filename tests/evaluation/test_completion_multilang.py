@@ -278,6 +278,59 @@ def test_cases_are_the_uses_of_other_files_definitions(tmp_path: Path, language:
         assert case.target_name.rpartition(".")[2] in answer
 
 
+# A workspace: `app` imports the package `@acme/core` by name, and `core` imports itself,
+# through `exports` (conditions, a pattern, a `null` exclusion); `legacy` has only `main`.
+WORKSPACE = {
+    "package.json": '{"name": "acme", "private": true, "workspaces": ["packages/*"]}\n',
+    "packages/core/package.json": """{"name": "@acme/core",
+ "exports": {".": {"types": "./dist/index.d.ts", "import": "./dist/esm/index.js"},
+             "./utils/*": "./dist/utils/*.js", "./internal/*": null}}
+""",
+    "packages/core/src/index.ts": """export function connect(url: string) {
+  return url;
+}
+""",
+    "packages/core/src/utils/strings.ts": """export function slug(text: string) {
+  return text.toLowerCase();
+}
+""",
+    "packages/core/src/internal/secret.ts": """export function hidden() {
+  return 1;
+}
+""",
+    "packages/core/src/extra.ts": """import { slug } from '@acme/core/utils/strings';
+
+export const name = slug('A');
+""",
+    "packages/legacy/package.json": '{"name": "legacy", "main": "lib/index.js"}\n',
+    "packages/legacy/src/index.ts": """export function old() {
+  return 0;
+}
+""",
+    "packages/app/src/main.ts": """import * as core from '@acme/core';
+import { hidden } from '@acme/core/internal/secret';
+import { old } from 'legacy';
+import { other } from 'not-in-the-repository';
+
+core.connect('x');
+hidden();
+old();
+other();
+""",
+}
+
+
+def test_packages_of_the_repository_resolve_by_name_to_their_sources(tmp_path: Path) -> None:
+    root = write(tmp_path / "acme", WORKSPACE)
+    cases = {key(c) for c in build_cases(root, seed=0, max_cases=None)}
+    assert cases == {
+        ("packages/core/src/extra.ts", 3, "call", "packages/core/src/utils/strings.ts", 1,
+         "slug"),  # the package imports itself, through the pattern `./utils/*`
+        ("packages/app/src/main.ts", 6, "call", "packages/core/src/index.ts", 1, "connect"),
+        ("packages/app/src/main.ts", 8, "call", "packages/legacy/src/index.ts", 1, "old"),
+    }  # `./internal/*` is excluded by `null`; `not-in-the-repository` is not a package here
+
+
 def test_cli_completion_on_a_go_module_with_the_default_model(tmp_path: Path) -> None:
     root = write(tmp_path / "shop", GO)
     result = runner.invoke(app, [

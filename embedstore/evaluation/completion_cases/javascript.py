@@ -1,7 +1,11 @@
 """TypeScript and JavaScript cases: imported `f(`, `new C(`, `ns.f(`, `C.m(`, `x.m(`, constants.
 
 Relative imports resolve as bundlers do (`./a` -> `a.ts`, `a/index.ts`; `./a.js` may
-name `a.ts`); named, default and namespace imports are followed through barrels
+name `a.ts`). A bare specifier that is the `name` of a package.json in the repository
+(the package importing itself, or a workspace sibling) resolves as Node does, through
+its `exports` (patterns and conditions) or `main`-like fields, to the source file that
+built the entry (`dist/esm/index.d.ts` -> `src/index.ts`). Named, default and namespace
+imports are followed through barrels
 (`export * from`, `export { a as b } from`, `export * as ns from`). A variable's
 class is known from `new C(...)` or a `: C` annotation. Declaration files (`.d.ts`)
 are neither cursors nor answers.
@@ -9,6 +13,7 @@ are neither cursors nor answers.
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +40,13 @@ if TYPE_CHECKING:
     from embedstore.ingest.sources import SourceFile
 
 _EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_DECLARATIONS = (".d.ts", ".d.mts", ".d.cts")
+# Folders a package's build writes its entry points to; the sources that built
+# `dist/esm/x.js` are `src/x.ts` (or `x.ts`).
+_BUILD_FOLDERS = frozenset({"dist", "build", "lib", "out", "esm", "esm5", "es2015", "cjs",
+                            "mjs", "types", "modern", "legacy"})
+# package.json fields naming the package's own entry when it has no `exports`.
+_ENTRY_FIELDS = ("source", "module", "main", "types", "typings")
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function",
                               "generator_function"})
 _DEFINITION_KINDS = ("function_declaration", "generator_function_declaration",
@@ -74,6 +86,28 @@ _EXPORTS = """
 
 
 @dataclass(frozen=True)
+class _Package:
+    name: str
+    folder: str  # its package.json's folder, as a repository path ("" at the root)
+    exports: dict[str, object]  # "." / "./sub" / "./sub/*" -> its target as written
+    entries: tuple[str, ...]  # what `main` and the like name, for a package without exports
+
+    def targets(self, subpath: str) -> list[str]:
+        """The paths (package-relative) that importing ``subpath`` of it may load, in order."""
+        if not self.exports:
+            return [*self.entries, "index"] if subpath == "." else [subpath]
+        if subpath in self.exports:
+            return _strings(self.exports[subpath])
+        for key, target in self.exports.items():
+            prefix, star, suffix = key.partition("*")
+            if star and subpath.startswith(prefix) and subpath.endswith(suffix) \
+                    and len(subpath) >= len(prefix) + len(suffix):
+                matched = subpath[len(prefix):len(subpath) - len(suffix)]
+                return [t.replace("*", matched) for t in _strings(target)]
+        return []
+
+
+@dataclass(frozen=True)
 class _ModuleRef:
     path: str
 
@@ -95,13 +129,13 @@ class _Module:
 
 def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
     files = [s for s in sources if s.rel_path.endswith(_EXTENSIONS)
-             and not s.rel_path.endswith((".d.ts", ".d.mts", ".d.cts"))]
+             and not s.rel_path.endswith(_DECLARATIONS)]
     modules: dict[str, _Module] = {}
     for source in files:
         tree = parse(source.language, source.text)
         if tree is not None:
             modules[source.rel_path] = _Module(source, tree)
-    repository = _Repository(modules)
+    repository = _Repository(modules, _packages(root))
     for module in modules.values():
         repository.scan(module)
     return [FileUses(m.source.rel_path, m.source.text, repository.uses(m))
@@ -109,8 +143,10 @@ def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
 
 
 class _Repository:
-    def __init__(self, modules: dict[str, _Module]) -> None:
+    def __init__(self, modules: dict[str, _Module], packages: list[_Package]) -> None:
         self.modules = modules
+        # Longest name first: `rxjs/operators` is its own package, not a subpath of `rxjs`.
+        self.packages = sorted(packages, key=lambda p: -len(p.name))
 
     # -- what each file defines, imports and exports
 
@@ -189,10 +225,25 @@ class _Repository:
                     module.exported[alias] = name
 
     def resolve(self, importing: str, specifier: str) -> str | None:
-        """The file of the repository a relative specifier names, as a bundler finds it."""
-        if not specifier.startswith("."):
-            return None
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(importing), specifier))
+        """The file of the repository a specifier names: relative, or a package of it."""
+        if specifier.startswith("."):
+            return self._file(posixpath.join(posixpath.dirname(importing), specifier))
+        for package in self.packages:
+            if specifier == package.name or specifier.startswith(package.name + "/"):
+                for target in package.targets("." + specifier[len(package.name):]):
+                    found = self._file(posixpath.join(package.folder, target)) \
+                        or self._source_of(package.folder, target)
+                    if found is not None:
+                        return found
+                return None
+        return None
+
+    def _file(self, path: str) -> str | None:
+        """The module ``path`` names as a bundler finds it (`a` -> `a.ts`, `a/index.ts`)."""
+        base = posixpath.normpath(path)
+        for declaration in _DECLARATIONS:
+            if base.endswith(declaration):
+                base = base[:-len(declaration)]
         stem, extension = posixpath.splitext(base)
         candidates = [base]
         if extension in (".js", ".jsx", ".mjs", ".cjs"):  # ESM TypeScript names its output
@@ -200,6 +251,15 @@ class _Repository:
         candidates += [base + e for e in _EXTENSIONS]
         candidates += [f"{base}/index{e}" for e in _EXTENSIONS]
         return next((c for c in candidates if c in self.modules), None)
+
+    def _source_of(self, folder: str, built: str) -> str | None:
+        """The source file a package's build output ``built`` was made from."""
+        parts = posixpath.normpath(built).split("/")
+        while len(parts) > 1 and parts[0] in _BUILD_FOLDERS:
+            parts = parts[1:]
+        rest = "/".join(parts)
+        return self._file(posixpath.join(folder, "src", rest)) \
+            or self._file(posixpath.join(folder, rest))
 
     def member(self, path: str, name: str, seen: frozenset[tuple[str, str]] = frozenset()
                ) -> _Binding | None:
@@ -293,6 +353,41 @@ class _Repository:
         cls = bound.get(text(made))
         if isinstance(cls, Definition) and cls.kind == "class":
             typed[text(name)] = cls
+
+
+def _packages(root: Path) -> list[_Package]:
+    """The named packages whose package.json lies in the repository (outside node_modules)."""
+    found = []
+    for manifest in sorted(root.rglob("package.json")):
+        relative = manifest.relative_to(root)
+        if "node_modules" in relative.parts:
+            continue
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            continue
+        exports = data.get("exports")
+        if exports is not None and not (isinstance(exports, dict)
+                                        and all(str(k).startswith(".") for k in exports)):
+            exports = {".": exports}  # conditions or one path: the package itself
+        entries = tuple(data[f] for f in _ENTRY_FIELDS if isinstance(data.get(f), str))
+        folder = posixpath.dirname(relative.as_posix())
+        found.append(_Package(data["name"], folder, exports or {}, entries))
+    return found
+
+
+def _strings(target: object) -> list[str]:
+    """The paths an `exports` target names, its conditions in their written order
+    (`null` excludes the subpath: nothing)."""
+    if isinstance(target, str):
+        return [target]
+    if isinstance(target, list):
+        return [path for item in target for path in _strings(item)]
+    if isinstance(target, dict):
+        return [path for item in target.values() for path in _strings(item)]
+    return []
 
 
 def _kind_of(node: Node) -> str:
