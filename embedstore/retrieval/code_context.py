@@ -654,6 +654,12 @@ def _follow(
             return [], _modules_passed_on(collection, modules, language, paths)
         # `from .core import Client` in pkg/__init__.py: look where that file got it from.
         onward: list[str] = []
+        # A barrel's `export * as PubSub from "./PubSub"` passes on a module under a name.
+        spaces = [found for target in targets for row in _imports(collection, target)
+                  if row.alias == name and row.name is None
+                  for found in _resolve(collection, ImportRef(*row), target, language, paths)]
+        if spaces:
+            return [], _modules_passed_on(collection, spaces, language, paths)
         # A barrel's `export * from "./x"` passes on x's names under their own.
         for target in targets:
             for row in _imports(collection, target):

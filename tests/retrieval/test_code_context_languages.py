@@ -481,6 +481,17 @@ def test_typescript_follows_barrels_for_namespace_imports(
     assert "export function createStore(name: string): Store {" in text
 
 
+def test_a_typescript_named_import_of_a_barrels_namespace_is_that_module(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # Effect's style: `export * as PubSub from "./PubSub"` in the index, then
+    # `import { PubSub } from "./index"` and `PubSub.bounded(`.
+    files = {**TS_FILES, "src/index.ts": "export * as Core from './core';\n"}
+    code = "import { Core } from '../src';\n\nconst store = Core."
+    text = context(indexed(tmp_path, files), code, "app/main.ts")
+    assert "export function createStore(name: string): Store {" in text
+
+
 def test_a_typescript_enums_members_are_its_members(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
