@@ -4,8 +4,11 @@ Go's ``go.mod`` names the module whose packages the module's own imports
 spell out (``github.com/spf13/cobra/doc`` is the folder ``doc`` beside it) and
 may ``replace`` a module by a local folder. TypeScript's ``tsconfig.json`` (and
 ``jsconfig.json``) maps bare specifiers to folders with ``compilerOptions``
-``baseUrl`` and ``paths``. Rust's ``Cargo.toml`` names the crate that its
-tests, examples and sibling crates `use` by name (``use nom::branch::alt``).
+``baseUrl`` and ``paths``; a ``package.json`` names the package that the other
+packages of a monorepo import by name (``import { QueryClient } from '@acme/core'``,
+which npm, pnpm and yarn workspaces link to the package's folder). Rust's
+``Cargo.toml`` names the crate that its tests, examples and sibling crates `use` by
+name (``use nom::branch::alt``).
 Each file is read by the reader its name is filed under in PROJECT_FILES;
 ``symbols.resolve_import`` uses what they found.
 """
@@ -36,6 +39,16 @@ class TsConfig:
 
 
 @dataclass(frozen=True)
+class JsPackage:
+    name: str  # as imports spell it: "@acme/core"
+    folder: str  # where its package.json is
+    # What its package.json says each entry point is ("." for the package itself, "./utils"
+    # for a subpath), as collection paths, in the order to try: `exports` first, then
+    # `source`, `module`, `main`, `types`.
+    entries: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class RustCrate:
     name: str  # as `use` spells it: Cargo's `regex-syntax` is `regex_syntax`
     source: str  # the folder of its library's root file (lib.rs): "src", "regex-syntax/src"
@@ -48,6 +61,7 @@ class Project:
     root_name: str = ""  # the indexed folder's own name: `pip/_internal` gives "_internal"
     go_modules: tuple[GoModule, ...] = ()
     ts_configs: tuple[TsConfig, ...] = ()
+    js_packages: tuple[JsPackage, ...] = ()
     rust_crates: tuple[RustCrate, ...] = ()
 
     def ts_config_for(self, importing: str) -> TsConfig | None:
@@ -66,6 +80,7 @@ def read_project(root_name: str, files: Mapping[str, str]) -> Project:
     """The project ``files`` (path -> text) describe; unreadable files count for nothing."""
     go: list[GoModule] = []
     ts: list[TsConfig] = []
+    js: list[JsPackage] = []
     rust: list[RustCrate] = []
     for path, text in sorted(files.items()):
         reader = PROJECT_FILES.get(posixpath.basename(path))
@@ -74,9 +89,11 @@ def read_project(root_name: str, files: Mapping[str, str]) -> Project:
             go.append(found)
         elif isinstance(found, TsConfig):
             ts.append(found)
+        elif isinstance(found, JsPackage):
+            js.append(found)
         elif isinstance(found, RustCrate):
             rust.append(found)
-    return Project(root_name, tuple(go), tuple(ts), tuple(rust))
+    return Project(root_name, tuple(go), tuple(ts), tuple(js), tuple(rust))
 
 
 # --- go.mod --------------------------------------------------------------------------------
@@ -195,6 +212,47 @@ def _string_end(text: str, start: int) -> int:
     return len(text)
 
 
+# --- package.json ----------------------------------------------------------------------------
+
+# Fields that name the package's entry point, after `exports`: where its sources are, what
+# bundlers and Node load, its type declarations.
+_ENTRY_FIELDS = ("source", "module", "main", "types", "typings")
+
+
+def read_package_json(folder: str, text: str) -> JsPackage | None:
+    """A package a monorepo's other packages may import by name; None without a name."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+        return None
+    entries: dict[str, list[str]] = {}
+    exports = data.get("exports")
+    # `"exports": "./x.js"` and `{"import": ..., "types": ...}` are the package itself;
+    # keys that start with "." are subpaths.
+    subpaths = exports if isinstance(exports, dict) and all(
+        isinstance(k, str) and k.startswith(".") for k in exports) else {".": exports}
+    for subpath, target in subpaths.items():
+        entries[subpath] = [_collection_path(folder, t) for t in _export_targets(target)]
+    entries.setdefault(".", []).extend(
+        _collection_path(folder, data[f]) for f in _ENTRY_FIELDS if isinstance(data.get(f), str))
+    return JsPackage(data["name"], folder,
+                     {k: tuple(dict.fromkeys(v)) for k, v in entries.items()})
+
+
+def _export_targets(target: object) -> list[str]:
+    """The paths an `exports` entry names, nested conditions (`import`, `types`...) in
+    their order."""
+    if isinstance(target, str):
+        return [target]
+    if isinstance(target, list):
+        return [path for item in target for path in _export_targets(item)]
+    if isinstance(target, dict):
+        return [path for item in target.values() for path in _export_targets(item)]
+    return []
+
+
 # --- Cargo.toml ------------------------------------------------------------------------------
 
 
@@ -222,11 +280,12 @@ def read_cargo_toml(folder: str, text: str) -> RustCrate | None:
     return RustCrate(name.replace("-", "_"), _collection_path(folder, posixpath.dirname(root)))
 
 
-ProjectReader = Callable[[str, str], "GoModule | TsConfig | RustCrate | None"]
+ProjectReader = Callable[[str, str], "GoModule | TsConfig | JsPackage | RustCrate | None"]
 # Project files by name, and what reads each: (its folder, its text) -> what it says.
 PROJECT_FILES: dict[str, ProjectReader] = {
     "go.mod": read_go_mod,
     "tsconfig.json": read_tsconfig,
     "jsconfig.json": read_tsconfig,
+    "package.json": read_package_json,
     "Cargo.toml": read_cargo_toml,
 }

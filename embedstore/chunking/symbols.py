@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
-from embedstore.chunking.projects import Project
+from embedstore.chunking.projects import Project, TsConfig
 from embedstore.chunking.treesitter import _name, _text, definition_body, end_row, parser_for
 
 if TYPE_CHECKING:
@@ -944,13 +944,17 @@ _JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
 
 def _resolve_js(ref: ImportRef, importing: str, index: _PathIndex, project: Project) -> list[str]:
     """A relative specifier's file; a bare one's where the nearest tsconfig.json maps it
-    (``paths``, then ``baseUrl``); other packages are not in the collection."""
+    (``paths``, then ``baseUrl``), or else in a package of the collection named so (a
+    monorepo's); other packages are not in the collection."""
     specifier = ref.module
     if specifier in (".", "..") or specifier.startswith(("./", "../")):
         return _js_file(posixpath.join(posixpath.dirname(importing), specifier), index)
     config = project.ts_config_for(importing)
-    if config is None:
-        return []
+    found = _ts_config_file(specifier, config, index) if config is not None else []
+    return found or _workspace_file(specifier, project, index)
+
+
+def _ts_config_file(specifier: str, config: TsConfig, index: _PathIndex) -> list[str]:
     for pattern, targets in config.paths.items():
         head, star, tail = pattern.partition("*")
         matched = specifier == pattern if not star else (
@@ -964,6 +968,31 @@ def _resolve_js(ref: ImportRef, importing: str, index: _PathIndex, project: Proj
             if found:
                 return found
     return _js_file(_join(config.base, specifier), index) if config.base is not None else []
+
+
+# A declaration file's name (`index.d.ts`, `index.d.cts`) without its extension: `index`.
+_DECLARATION_FILE = re.compile(r"\.d\.[cm]?ts$")
+
+
+def _workspace_file(specifier: str, project: Project, index: _PathIndex) -> list[str]:
+    """The file a package of the collection serves for ``specifier`` (`@acme/core`,
+    `@acme/core/utils`): the entry its package.json names, or where that entry was built
+    from, since a build's output is not indexed (`dist/esm/index.mjs` from `src/index.ts`);
+    failing those, the same path under its `src/` or its folder."""
+    for package in project.js_packages:
+        if specifier != package.name and not specifier.startswith(package.name + "/"):
+            continue
+        subpath = "." + specifier[len(package.name):]
+        entries = [posixpath.relpath(e, package.folder or ".") for e in
+                   package.entries.get(subpath, ())] + [subpath if subpath != "." else "index"]
+        for entry in entries:
+            parts = _DECLARATION_FILE.sub("", entry).split("/")
+            for start in range(len(parts)):
+                rest = "/".join(parts[start:])
+                for path in ([rest] if start == 0 else []) + [f"src/{rest}"]:
+                    if found := _js_file(_join(package.folder, path), index):
+                        return found
+    return []
 
 
 def _js_file(path: str, index: _PathIndex) -> list[str]:

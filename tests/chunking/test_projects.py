@@ -6,10 +6,12 @@ import time
 
 from embedstore.chunking.projects import (
     GoModule,
+    JsPackage,
     RustCrate,
     TsConfig,
     read_cargo_toml,
     read_go_mod,
+    read_package_json,
     read_project,
     read_tsconfig,
 )
@@ -66,6 +68,38 @@ def test_an_example_or_binary_table_does_not_rename_the_crate() -> None:
             '[[example]]\nname = "demo"\npath = "examples/demo.rs"\n\n'
             '[[bin]]\nname = "stdio-fixture"\n')
     assert read_cargo_toml("", text) == RustCrate("clap", "src")
+
+
+def test_package_json_names_a_package_and_its_entry_points() -> None:
+    text = """{"name": "@acme/core", "main": "dist/index.js", "types": "dist/index.d.ts",
+      "exports": {".": {"types": "./dist/index.d.ts", "import": ["./dist/esm/index.mjs"]},
+                  "./utils": "./dist/utils.js"}}"""
+    assert read_package_json("packages/core", text) == JsPackage("@acme/core", "packages/core", {
+        ".": ("packages/core/dist/index.d.ts", "packages/core/dist/esm/index.mjs",
+              "packages/core/dist/index.js"),
+        "./utils": ("packages/core/dist/utils.js",),
+    })
+    # `exports` as the package's one entry, with conditions.
+    assert read_package_json("", '{"name": "zod", "exports": {"import": "./lib/index.mjs"}}') \
+        == JsPackage("zod", "", {".": ("lib/index.mjs",)})
+    assert read_package_json("", '{"private": true}') is None  # a workspace's root, unnamed
+    assert read_package_json("", "{ not json") is None
+
+
+def test_a_workspace_package_resolves_to_its_sources() -> None:
+    project = read_project("acme", {"packages/core/package.json": (
+        '{"name": "@acme/core", "exports": {".": "./dist/esm/index.mjs"}}')})
+    paths = frozenset({"packages/core/src/index.ts", "packages/core/src/utils.ts",
+                       "packages/app/main.ts"})
+
+    def resolved(specifier: str) -> list[str]:
+        ref = ImportRef(specifier, "x", "x", 0, 1)
+        return resolve_import(ref, "packages/app/main.ts", "typescript", paths, project)
+
+    assert resolved("@acme/core") == ["packages/core/src/index.ts"]  # the built entry's source
+    assert resolved("@acme/core/utils") == ["packages/core/src/utils.ts"]  # a subpath
+    assert resolved("@acme/core-extra") == []  # another package, whose name only starts alike
+    assert resolved("react") == []
 
 
 def test_resolution_with_a_project() -> None:

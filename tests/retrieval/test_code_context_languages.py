@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from embedstore.cli.app import app
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.retrieval import code_context
 from embedstore.retrieval.code_context import context_for_code
@@ -519,6 +523,75 @@ def test_typescript_resolves_tsconfig_paths_and_base_url(
     text = context(indexed(tmp_path, TS_FILES), code, "app/main.ts")
     assert "export function helper(value: number): number {" in text  # paths
     assert "export class Store {" in text  # baseUrl
+
+
+# A pnpm/yarn/npm workspace: packages import each other by name, which a link in
+# node_modules (not indexed) resolves to the package's folder; its package.json names a
+# built entry (`dist/`, not indexed) that its sources under `src/` build.
+MONOREPO = {
+    "package.json": '{"name": "acme", "private": true, "workspaces": ["packages/*"]}\n',
+    "packages/core/package.json": """{
+  "name": "@acme/core",
+  "main": "dist/index.js",
+  "exports": {
+    ".": {"types": "./dist/index.d.ts", "import": "./dist/esm/index.mjs"},
+    "./utils": "./dist/utils.js"
+  }
+}
+""",
+    "packages/core/src/index.ts": "export * from './client'\n",
+    "packages/core/src/client.ts": (
+        "export class QueryClient {\n"
+        "  fetchQuery(key: string): Promise<unknown> {\n    return Promise.resolve(key)\n  }\n}\n"
+    ),
+    "packages/core/src/utils.ts": (
+        "export function hashKey(key: string): string {\n  return JSON.stringify(key)\n}\n"
+    ),
+    # Namesakes in another package: a name defined once would be found without the import.
+    "packages/legacy/src/hash.ts": (
+        "export function hashKey(key: number): string {\n  return String(key)\n}\n"
+    ),
+    "packages/legacy/src/client.ts": (
+        "export class QueryClient {\n  fetch(id: number): unknown {\n    return id\n  }\n}\n"
+    ),
+}
+
+
+def test_typescript_resolves_a_workspace_package_by_its_name(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, MONOREPO)
+    code = ("import * as core from '@acme/core'\n\n"
+            "export function useQuery(key: string) {\n  const client = new core.")
+    text = context(collection, code, "packages/react/src/useQuery.ts")
+    assert "export class QueryClient {" in text  # through the package's entry and its barrel
+    code = "import { hashKey } from '@acme/core/utils'\n\nconst key = "
+    text = context(collection, code, "packages/react/src/useQuery.ts")
+    assert "export function hashKey(key: string): string {" in text  # a subpath export
+    assert "hashKey(key: number)" not in text  # not the other package's namesake
+
+
+def test_context_at_a_line_of_a_monorepo_with_the_default_model(tmp_path: Path) -> None:
+    # As a user runs it: the real default model, the CLI, a file on disk.
+    root = tmp_path / "acme"
+    for rel, text in {**MONOREPO, "packages/react/src/useQuery.ts": (
+            "import * as core from '@acme/core'\n\n"
+            "export function useQuery(key: string) {\n"
+            "  const client = new core.QueryClient()\n"
+            "  return client.fetchQuery(key)\n}\n")}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    store = tmp_path / "store"
+    runner = CliRunner()
+    done = runner.invoke(app, ["index", str(root), "--store", str(store)])
+    assert done.exit_code == 0, done.stderr
+    at = f"{root / 'packages/react/src/useQuery.ts'}:4"
+    # A budget for one block: the imported package's class comes first.
+    done = runner.invoke(app, ["context", "--at", at, "--store", str(store), "--json",
+                               "--max-tokens", "40"])
+    assert done.exit_code == 0, done.stderr
+    assert [b["path"] for b in json.loads(done.stdout)["blocks"]] == [
+        "packages/core/src/client.ts"]
 
 
 # --- Python: a package indexed from inside ----------------------------------------------------
