@@ -4,7 +4,8 @@ Go's ``go.mod`` names the module whose packages the module's own imports
 spell out (``github.com/spf13/cobra/doc`` is the folder ``doc`` beside it) and
 may ``replace`` a module by a local folder. TypeScript's ``tsconfig.json`` (and
 ``jsconfig.json``) maps bare specifiers to folders with ``compilerOptions``
-``baseUrl`` and ``paths``; a ``package.json`` names the package that the other
+``baseUrl`` and ``paths``, its own or those of the configs it ``extends`` (a
+monorepo's ``tsconfig.base.json``); a ``package.json`` names the package that the other
 packages of a monorepo import by name (``import { QueryClient } from '@acme/core'``,
 which npm, pnpm and yarn workspaces link to the package's folder). Rust's
 ``Cargo.toml`` names the crate that its tests, examples and sibling crates `use` by
@@ -76,10 +77,15 @@ class Project:
         return best
 
 
-def read_project(root_name: str, files: Mapping[str, str]) -> Project:
-    """The project ``files`` (path -> text) describe; unreadable files count for nothing."""
+def read_project(
+    root_name: str, files: Mapping[str, str], read: Callable[[str], str | None] | None = None
+) -> Project:
+    """The project ``files`` (path -> text) describe; unreadable files count for nothing.
+
+    ``read`` gives the text of any other file of the collection (None if it has none),
+    for the configs a tsconfig ``extends``."""
     go: list[GoModule] = []
-    ts: list[TsConfig] = []
+    ts: dict[str, _TsFile] = {}  # by path, for the configs that extend them
     js: list[JsPackage] = []
     rust: list[RustCrate] = []
     for path, text in sorted(files.items()):
@@ -87,13 +93,15 @@ def read_project(root_name: str, files: Mapping[str, str]) -> Project:
         found = reader(posixpath.dirname(path), text) if reader is not None else None
         if isinstance(found, GoModule):
             go.append(found)
-        elif isinstance(found, TsConfig):
-            ts.append(found)
+        elif isinstance(found, _TsFile):
+            ts[path] = found
         elif isinstance(found, JsPackage):
             js.append(found)
         elif isinstance(found, RustCrate):
             rust.append(found)
-    return Project(root_name, tuple(go), tuple(ts), tuple(js), tuple(rust))
+    configs = [_resolved(file, _TsFiles(dict(ts), read, js)) for file in ts.values()]
+    return Project(root_name, tuple(go), tuple(c for c in configs if c is not None),
+                   tuple(js), tuple(rust))
 
 
 # --- go.mod --------------------------------------------------------------------------------
@@ -139,28 +147,109 @@ def _go_replace_lines(text: str) -> list[str]:
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
+@dataclass(frozen=True)
+class _TsFile:
+    """One tsconfig's own settings, before what it extends is known."""
+
+    folder: str
+    base: str | None  # baseUrl, against its own folder
+    paths: Mapping[str, tuple[str, ...]] | None  # as written: where they lead needs baseUrl
+    extends: tuple[str, ...]  # as written: "../tsconfig.base.json", "@acme/tsconfig/base"
+
+
+@dataclass
+class _TsFiles:
+    """What following `extends` reads: the configs read so far by path, the reader of the
+    others, and the collection's packages (a config may extend one's file)."""
+
+    known: dict[str, _TsFile | None]
+    read: Callable[[str], str | None] | None
+    packages: list[JsPackage]
+
+    def get(self, path: str) -> _TsFile | None:
+        if path not in self.known:
+            text = self.read(path) if self.read is not None else None
+            self.known[path] = _read_ts_file(posixpath.dirname(path), text) \
+                if text is not None else None
+        return self.known[path]
+
+
+# How many `extends` deep a config is followed: a cycle stops there too.
+_MAX_EXTENDS = 8
+
+
 def read_tsconfig(folder: str, text: str) -> TsConfig | None:
+    """A tsconfig on its own (what it extends aside); None if it maps nothing."""
+    file = _read_ts_file(folder, text)
+    return _resolved(file, _TsFiles({}, None, [])) if file is not None else None
+
+
+def _read_ts_file(folder: str, text: str) -> _TsFile | None:
     try:
         data = json.loads(_TRAILING_COMMA.sub(r"\1", _without_comments(text)))
     except ValueError:
         return None
-    options = data.get("compilerOptions") if isinstance(data, dict) else None
-    if not isinstance(options, dict):
+    if not isinstance(data, dict):
         return None
-    base_url = options.get("baseUrl")
-    base = _collection_path(folder, base_url) if isinstance(base_url, str) else None
-    mapped: dict[str, tuple[str, ...]] = {}
-    paths = options.get("paths")
-    if isinstance(paths, dict):
-        # `paths` are relative to baseUrl, or to the tsconfig's folder without one.
-        start = base if base is not None else folder
-        for pattern, targets in paths.items():
-            if isinstance(targets, list):
-                mapped[pattern] = tuple(_collection_path(start, t) for t in targets
-                                        if isinstance(t, str))
-    if base is None and not mapped:
+    extends = data.get("extends")  # one config, or a list of them (TypeScript 5)
+    bases = tuple(e for e in (extends if isinstance(extends, list) else [extends])
+                  if isinstance(e, str))
+    options = data.get("compilerOptions")
+    options = options if isinstance(options, dict) else {}
+    base_url, paths = options.get("baseUrl"), options.get("paths")
+    return _TsFile(
+        folder,
+        _collection_path(folder, base_url) if isinstance(base_url, str) else None,
+        {pattern: tuple(t for t in targets if isinstance(t, str))
+         for pattern, targets in paths.items() if isinstance(targets, list)}
+        if isinstance(paths, dict) else None,
+        bases,
+    )
+
+
+def _resolved(file: _TsFile, files: _TsFiles) -> TsConfig | None:
+    """What ``file`` maps with what it inherits; None if it maps nothing."""
+    base, paths, paths_folder = _inherited(file, files, 0)
+    if base is None and not paths:
         return None
-    return TsConfig(folder, base, mapped)
+    # `paths` lead from baseUrl, or without one from the folder of the config that set them.
+    start = base if base is not None else paths_folder
+    return TsConfig(file.folder, base, {
+        pattern: tuple(_collection_path(start, t) for t in targets)
+        for pattern, targets in (paths or {}).items()})
+
+
+def _inherited(
+    file: _TsFile, files: _TsFiles, depth: int
+) -> tuple[str | None, Mapping[str, tuple[str, ...]] | None, str]:
+    """(baseUrl, paths as written, the folder of the config that wrote them): each from the
+    nearest config of the `extends` chain that sets it; of a list, a later one wins."""
+    base, paths, paths_folder = file.base, file.paths, file.folder
+    for written in reversed(file.extends):
+        path = _extended_path(file.folder, written, files.packages)
+        parent = files.get(path) if path is not None and depth < _MAX_EXTENDS else None
+        if parent is None:
+            continue
+        parent_base, parent_paths, parent_folder = _inherited(parent, files, depth + 1)
+        base = base if base is not None else parent_base
+        if paths is None:
+            paths, paths_folder = parent_paths, parent_folder
+    return base, paths, paths_folder
+
+
+def _extended_path(folder: str, written: str, packages: list[JsPackage]) -> str | None:
+    """The collection path of a config that `extends` names: relative to ``folder``, or a
+    file of a package of the collection (`@acme/tsconfig/base.json`); `.json` may be left
+    out, and a package alone means its tsconfig.json."""
+    if written.startswith("."):
+        path = _collection_path(folder, written)
+    else:
+        package = next((p for p in packages
+                        if written == p.name or written.startswith(p.name + "/")), None)
+        if package is None:
+            return None  # installed under node_modules: not in the collection
+        path = _collection_path(package.folder, written[len(package.name) + 1:] or "tsconfig.json")
+    return path if path.endswith(".json") else path + ".json"
 
 
 def _collection_path(folder: str, relative: str) -> str:
@@ -280,12 +369,12 @@ def read_cargo_toml(folder: str, text: str) -> RustCrate | None:
     return RustCrate(name.replace("-", "_"), _collection_path(folder, posixpath.dirname(root)))
 
 
-ProjectReader = Callable[[str, str], "GoModule | TsConfig | JsPackage | RustCrate | None"]
+ProjectReader = Callable[[str, str], "GoModule | _TsFile | JsPackage | RustCrate | None"]
 # Project files by name, and what reads each: (its folder, its text) -> what it says.
 PROJECT_FILES: dict[str, ProjectReader] = {
     "go.mod": read_go_mod,
-    "tsconfig.json": read_tsconfig,
-    "jsconfig.json": read_tsconfig,
+    "tsconfig.json": _read_ts_file,
+    "jsconfig.json": _read_ts_file,
     "package.json": read_package_json,
     "Cargo.toml": read_cargo_toml,
 }

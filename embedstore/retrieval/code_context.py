@@ -1307,11 +1307,16 @@ def _paths(collection: Collection) -> frozenset[str]:
 
 def _project(collection: Collection) -> Project:
     """The collection's project files (go.mod, tsconfig.json...), read."""
+    paths = _paths(collection)
+
+    def text(path: str) -> str | None:  # a config's `extends` may name any file
+        return "\n".join(_in_order(_lines(collection, path))) if path in paths else None
+
     def read() -> Project:
         root = collection.manifest.source_root
-        files = {path: "\n".join(_in_order(_lines(collection, path)))
-                 for path in _paths(collection) if posixpath.basename(path) in PROJECT_FILES}
-        return read_project(PurePath(root).name if root else "", files)
+        files = {path: text(path) or "" for path in paths
+                 if posixpath.basename(path) in PROJECT_FILES}
+        return read_project(PurePath(root).name if root else "", files, text)
 
     got = _cached(collection, "project", read)
     assert isinstance(got, Project)

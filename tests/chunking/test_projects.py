@@ -102,6 +102,40 @@ def test_a_workspace_package_resolves_to_its_sources() -> None:
     assert resolved("react") == []
 
 
+def test_a_tsconfig_inherits_base_url_and_paths_from_the_configs_it_extends() -> None:
+    # An Nx-style workspace: the paths live in the root's tsconfig.base.json, which is not a
+    # tsconfig.json of its own; a package's tsconfig extends it, or a shared config package.
+    base = '{"compilerOptions": {"baseUrl": ".", "paths": {"@acme/ui": ["libs/ui/src/index.ts"]}}}'
+    others = {
+        "tsconfig.base.json": base,
+        "tools/tsconfig/strict.json": '{"compilerOptions": {"paths": {"~/*": ["./*"]}}}',
+        "loop/tsconfig.json": '{"extends": "./tsconfig.json"}',
+    }
+    project = read_project("acme", {
+        "apps/web/tsconfig.json": '{"extends": "../../tsconfig.base.json", '
+                                  '"compilerOptions": {"strict": true}}',
+        "apps/api/tsconfig.json": '{"extends": ["../../tsconfig.base.json", '
+                                  '"@acme/tsconfig/strict"]}',
+        "apps/own/tsconfig.json": '{"extends": "../../tsconfig.base", '
+                                  '"compilerOptions": {"paths": {"@own/*": ["src/*"]}}}',
+        "apps/cli/tsconfig.json": '{"extends": "@tsconfig/node20/tsconfig.json"}',
+        "apps/tool/tsconfig.json": '{"extends": "@acme/tsconfig/strict.json"}',
+        "tools/tsconfig/package.json": '{"name": "@acme/tsconfig"}',
+        "loop/tsconfig.json": others["loop/tsconfig.json"],
+    }, others.get)
+    configs = {c.folder: c for c in project.ts_configs}
+    ui = ("libs/ui/src/index.ts",)
+    assert configs["apps/web"] == TsConfig("apps/web", "", {"@acme/ui": ui})
+    # A later base in the list wins; paths lead from the baseUrl in force (the root's).
+    assert configs["apps/api"] == TsConfig("apps/api", "", {"~/*": ("*",)})
+    # Its own paths over the inherited ones, from the inherited baseUrl; `.json` left out.
+    assert configs["apps/own"] == TsConfig("apps/own", "", {"@own/*": ("src/*",)})
+    # With no baseUrl in force, paths lead from the folder of the config that set them.
+    assert configs["apps/tool"] == TsConfig("apps/tool", None, {"~/*": ("tools/tsconfig/*",)})
+    assert "apps/cli" not in configs  # extends an installed package: sets nothing here
+    assert "loop" not in configs  # extends itself: followed a few times, then given up
+
+
 def test_resolution_with_a_project() -> None:
     project = read_project("app", {
         "go.mod": "module example.com/m\n",

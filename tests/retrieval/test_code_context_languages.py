@@ -597,6 +597,23 @@ def test_context_at_a_line_of_a_monorepo_with_the_default_model(tmp_path: Path) 
 # --- Python: a package indexed from inside ----------------------------------------------------
 
 
+def test_typescript_reads_the_paths_of_the_config_a_tsconfig_extends(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # Nx's layout: the workspace's paths are in tsconfig.base.json, which each project's
+    # tsconfig.json extends.
+    files = {
+        "tsconfig.base.json": '{"compilerOptions": {"baseUrl": ".", '
+                              '"paths": {"@acme/store": ["libs/store/src/index.ts"]}}}',
+        "apps/shop/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+        "libs/store/src/index.ts": "export * from './lib/core';\n",
+        "libs/store/src/lib/core.ts": TS_FILES["src/core.ts"],
+    }
+    code = "import { createStore } from '@acme/store';\n\nconst store = "
+    text = context(indexed(tmp_path, files), code, "apps/shop/src/main.ts")
+    assert "export function createStore(name: string): Store {" in text
+
+
 def test_a_package_indexed_from_inside_resolves_its_absolute_imports(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
