@@ -284,7 +284,10 @@ WORKSPACE = {
     "package.json": '{"name": "acme", "private": true, "workspaces": ["packages/*"]}\n',
     "packages/core/package.json": """{"name": "@acme/core",
  "exports": {".": {"types": "./dist/index.d.ts", "import": "./dist/esm/index.js"},
-             "./utils/*": "./dist/utils/*.js", "./internal/*": null}}
+             "./utils/*": "./dist/utils/*.js", "./internal/*": null},
+ "imports": {"#internal/*": "./src/internal/*.ts",
+             "#strings": {"types": "./dist/utils/strings.d.ts",
+                          "default": "./dist/utils/strings.js"}}}
 """,
     "packages/core/src/index.ts": """export function connect(url: string) {
   return url;
@@ -299,8 +302,14 @@ WORKSPACE = {
 }
 """,
     "packages/core/src/extra.ts": """import { slug } from '@acme/core/utils/strings';
+import { hidden } from '#internal/secret';
 
 export const name = slug('A');
+export const secret = hidden();
+""",
+    "packages/core/src/more.ts": """import * as strings from '#strings';
+
+export const other = strings.slug('B');
 """,
     "packages/legacy/package.json": '{"name": "legacy", "main": "lib/index.js"}\n',
     "packages/legacy/src/index.ts": """export function old() {
@@ -311,11 +320,13 @@ export const name = slug('A');
 import { hidden } from '@acme/core/internal/secret';
 import { old } from 'legacy';
 import { other } from 'not-in-the-repository';
+import { slug } from '#strings';
 
 core.connect('x');
 hidden();
 old();
 other();
+slug('c');
 """,
 }
 
@@ -323,12 +334,18 @@ other();
 def test_packages_of_the_repository_resolve_by_name_to_their_sources(tmp_path: Path) -> None:
     root = write(tmp_path / "acme", WORKSPACE)
     cases = {key(c) for c in build_cases(root, seed=0, max_cases=None)}
+    strings = "packages/core/src/utils/strings.ts"
     assert cases == {
-        ("packages/core/src/extra.ts", 3, "call", "packages/core/src/utils/strings.ts", 1,
-         "slug"),  # the package imports itself, through the pattern `./utils/*`
-        ("packages/app/src/main.ts", 6, "call", "packages/core/src/index.ts", 1, "connect"),
-        ("packages/app/src/main.ts", 8, "call", "packages/legacy/src/index.ts", 1, "old"),
-    }  # `./internal/*` is excluded by `null`; `not-in-the-repository` is not a package here
+        # The package imports itself, through the pattern `./utils/*`; through its own
+        # `imports`, a pattern and conditions.
+        ("packages/core/src/extra.ts", 4, "call", strings, 1, "slug"),
+        ("packages/core/src/extra.ts", 5, "call", "packages/core/src/internal/secret.ts", 1,
+         "hidden"),
+        ("packages/core/src/more.ts", 3, "call", strings, 1, "slug"),
+        ("packages/app/src/main.ts", 7, "call", "packages/core/src/index.ts", 1, "connect"),
+        ("packages/app/src/main.ts", 9, "call", "packages/legacy/src/index.ts", 1, "old"),
+    }  # `./internal/*` is excluded by `null`; `not-in-the-repository` is not a package here,
+    # and app's own package.json has no `#strings`
 
 
 def test_cli_completion_on_a_go_module_with_the_default_model(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ Relative imports resolve as bundlers do (`./a` -> `a.ts`, `a/index.ts`; `./a.js`
 name `a.ts`). A bare specifier that is the `name` of a package.json in the repository
 (the package importing itself, or a workspace sibling) resolves as Node does, through
 its `exports` (patterns and conditions) or `main`-like fields, to the source file that
-built the entry (`dist/esm/index.d.ts` -> `src/index.ts`). Named, default and namespace
+built the entry (`dist/esm/index.d.ts` -> `src/index.ts`); a `#` specifier resolves
+through the `imports` of the package the importing file is in. Named, default and namespace
 imports are followed through barrels
 (`export * from`, `export { a as b } from`, `export * as ns from`). A variable's
 class is known from `new C(...)` or a `: C` annotation. Declaration files (`.d.ts`)
@@ -91,20 +92,13 @@ class _Package:
     folder: str  # its package.json's folder, as a repository path ("" at the root)
     exports: dict[str, object]  # "." / "./sub" / "./sub/*" -> its target as written
     entries: tuple[str, ...]  # what `main` and the like name, for a package without exports
+    imports: dict[str, object]  # "#core" / "#core/*" -> its target as written
 
     def targets(self, subpath: str) -> list[str]:
         """The paths (package-relative) that importing ``subpath`` of it may load, in order."""
         if not self.exports:
             return [*self.entries, "index"] if subpath == "." else [subpath]
-        if subpath in self.exports:
-            return _strings(self.exports[subpath])
-        for key, target in self.exports.items():
-            prefix, star, suffix = key.partition("*")
-            if star and subpath.startswith(prefix) and subpath.endswith(suffix) \
-                    and len(subpath) >= len(prefix) + len(suffix):
-                matched = subpath[len(prefix):len(subpath) - len(suffix)]
-                return [t.replace("*", matched) for t in _strings(target)]
-        return []
+        return _matching(self.exports, subpath)
 
 
 @dataclass(frozen=True)
@@ -225,17 +219,30 @@ class _Repository:
                     module.exported[alias] = name
 
     def resolve(self, importing: str, specifier: str) -> str | None:
-        """The file of the repository a specifier names: relative, or a package of it."""
+        """The file of the repository a specifier names: relative, `#` (its package's
+        `imports`), or a package of it."""
         if specifier.startswith("."):
             return self._file(posixpath.join(posixpath.dirname(importing), specifier))
+        if specifier.startswith("#"):
+            # The package a file is in: the deepest package.json folder above it.
+            owner = max((p for p in self.packages if p.folder == "" or importing.startswith(
+                p.folder + "/")), key=lambda p: len(p.folder), default=None)
+            return self._in_package(owner, _matching(owner.imports, specifier)) \
+                if owner is not None else None
         for package in self.packages:
-            if specifier == package.name or specifier.startswith(package.name + "/"):
-                for target in package.targets("." + specifier[len(package.name):]):
-                    found = self._file(posixpath.join(package.folder, target)) \
-                        or self._source_of(package.folder, target)
-                    if found is not None:
-                        return found
-                return None
+            if package.name and (specifier == package.name
+                                 or specifier.startswith(package.name + "/")):
+                return self._in_package(
+                    package, package.targets("." + specifier[len(package.name):]))
+        return None
+
+    def _in_package(self, package: _Package, targets: list[str]) -> str | None:
+        """The first of ``targets`` (paths in ``package``) that is a file, or was built from one."""
+        for target in targets:
+            found = self._file(posixpath.join(package.folder, target)) \
+                or self._source_of(package.folder, target)
+            if found is not None:
+                return found
         return None
 
     def _file(self, path: str) -> str | None:
@@ -356,7 +363,7 @@ class _Repository:
 
 
 def _packages(root: Path) -> list[_Package]:
-    """The named packages whose package.json lies in the repository (outside node_modules)."""
+    """The packages whose package.json lies in the repository (outside node_modules)."""
     found = []
     for manifest in sorted(root.rglob("package.json")):
         relative = manifest.relative_to(root)
@@ -366,16 +373,31 @@ def _packages(root: Path) -> list[_Package]:
             data = json.loads(manifest.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        if not isinstance(data, dict):
             continue
-        exports = data.get("exports")
+        name, exports, imports = data.get("name"), data.get("exports"), data.get("imports")
         if exports is not None and not (isinstance(exports, dict)
                                         and all(str(k).startswith(".") for k in exports)):
             exports = {".": exports}  # conditions or one path: the package itself
         entries = tuple(data[f] for f in _ENTRY_FIELDS if isinstance(data.get(f), str))
-        folder = posixpath.dirname(relative.as_posix())
-        found.append(_Package(data["name"], folder, exports or {}, entries))
+        found.append(_Package(name if isinstance(name, str) else "",
+                              posixpath.dirname(relative.as_posix()), exports or {}, entries,
+                              imports if isinstance(imports, dict) else {}))
     return found
+
+
+def _matching(table: dict[str, object], key: str) -> list[str]:
+    """The paths ``table`` (`exports`, `imports`) maps ``key`` to: its own entry, or the
+    first pattern whose `*` stands for part of it."""
+    if key in table:
+        return _strings(table[key])
+    for pattern, target in table.items():
+        prefix, star, suffix = pattern.partition("*")
+        if star and key.startswith(prefix) and key.endswith(suffix) \
+                and len(key) >= len(prefix) + len(suffix):
+            return [t.replace("*", key[len(prefix):len(key) - len(suffix)])
+                    for t in _strings(target)]
+    return []
 
 
 def _strings(target: object) -> list[str]:
