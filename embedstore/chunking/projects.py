@@ -7,7 +7,8 @@ may ``replace`` a module by a local folder. TypeScript's ``tsconfig.json`` (and
 ``baseUrl`` and ``paths``, its own or those of the configs it ``extends`` (a
 monorepo's ``tsconfig.base.json``); a ``package.json`` names the package that the other
 packages of a monorepo import by name (``import { QueryClient } from '@acme/core'``,
-which npm, pnpm and yarn workspaces link to the package's folder). Rust's
+which npm, pnpm and yarn workspaces link to the package's folder), and its ``imports``
+map the specifiers its own files write with a ``#`` (``#core/utils``). Rust's
 ``Cargo.toml`` names the crate that its tests, examples and sibling crates `use` by
 name (``use nom::branch::alt``).
 Each file is read by the reader its name is filed under in PROJECT_FILES;
@@ -21,6 +22,7 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class JsPackage:
     # for a subpath), as collection paths, in the order to try: `exports` first, then
     # `source`, `module`, `main`, `types`.
     entries: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Its `imports` (Node's subpath imports): "#core/*" -> ("src/core/*.ts",), conditions
+    # in their order, as collection paths.
+    imports: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -67,14 +72,26 @@ class Project:
 
     def ts_config_for(self, importing: str) -> TsConfig | None:
         """The tsconfig nearest above the file ``importing``."""
-        folder = posixpath.dirname(importing)
-        best: TsConfig | None = None
-        for config in self.ts_configs:
-            inside = not config.folder or folder == config.folder \
-                or folder.startswith(config.folder + "/")
-            if inside and (best is None or len(config.folder) > len(best.folder)):
-                best = config
-        return best
+        return _nearest(self.ts_configs, importing)
+
+    def js_package_for(self, importing: str) -> JsPackage | None:
+        """The package.json nearest above the file ``importing``: the package it is part of."""
+        return _nearest(self.js_packages, importing)
+
+
+_Config = TypeVar("_Config", TsConfig, JsPackage)
+
+
+def _nearest(found: tuple[_Config, ...], importing: str) -> _Config | None:
+    """Of project files, the one whose folder holds ``importing`` most closely."""
+    folder = posixpath.dirname(importing)
+    best: _Config | None = None
+    for config in found:
+        inside = not config.folder or folder == config.folder \
+            or folder.startswith(config.folder + "/")
+        if inside and (best is None or len(config.folder) > len(best.folder)):
+            best = config
+    return best
 
 
 def read_project(
@@ -309,12 +326,18 @@ _ENTRY_FIELDS = ("source", "module", "main", "types", "typings")
 
 
 def read_package_json(folder: str, text: str) -> JsPackage | None:
-    """A package a monorepo's other packages may import by name; None without a name."""
+    """A package a monorepo's other packages may import by name, or whose files import by
+    `#`; None with neither a name nor `imports`."""
     try:
         data = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+    if not isinstance(data, dict):
+        return None
+    name, imports = data.get("name"), data.get("imports")
+    name = name if isinstance(name, str) else ""
+    imports = imports if isinstance(imports, dict) else {}
+    if not name and not imports:
         return None
     entries: dict[str, list[str]] = {}
     exports = data.get("exports")
@@ -326,8 +349,11 @@ def read_package_json(folder: str, text: str) -> JsPackage | None:
         entries[subpath] = [_collection_path(folder, t) for t in _export_targets(target)]
     entries.setdefault(".", []).extend(
         _collection_path(folder, data[f]) for f in _ENTRY_FIELDS if isinstance(data.get(f), str))
-    return JsPackage(data["name"], folder,
-                     {k: tuple(dict.fromkeys(v)) for k, v in entries.items()})
+    mapped = {pattern: tuple(dict.fromkeys(_collection_path(folder, t)
+                                           for t in _export_targets(target)))
+              for pattern, target in imports.items() if str(pattern).startswith("#")}
+    return JsPackage(name, folder, {k: tuple(dict.fromkeys(v)) for k, v in entries.items()},
+                     mapped)
 
 
 def _export_targets(target: object) -> list[str]:

@@ -26,12 +26,12 @@ import posixpath
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
-from embedstore.chunking.projects import Project, TsConfig
+from embedstore.chunking.projects import JsPackage, Project, TsConfig
 from embedstore.chunking.treesitter import _name, _text, definition_body, end_row, parser_for
 
 if TYPE_CHECKING:
@@ -943,31 +943,55 @@ _JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
 
 
 def _resolve_js(ref: ImportRef, importing: str, index: _PathIndex, project: Project) -> list[str]:
-    """A relative specifier's file; a bare one's where the nearest tsconfig.json maps it
-    (``paths``, then ``baseUrl``), or else in a package of the collection named so (a
-    monorepo's); other packages are not in the collection."""
+    """A relative specifier's file; a `#` one's where its package's ``imports`` map it; a
+    bare one's where the nearest tsconfig.json maps it (``paths``, then ``baseUrl``), or
+    else in a package of the collection named so (a monorepo's); other packages are not in
+    the collection."""
     specifier = ref.module
     if specifier in (".", "..") or specifier.startswith(("./", "../")):
         return _js_file(posixpath.join(posixpath.dirname(importing), specifier), index)
+    if specifier.startswith("#"):
+        return _subpath_import_file(specifier, project.js_package_for(importing), index)
     config = project.ts_config_for(importing)
     found = _ts_config_file(specifier, config, index) if config is not None else []
     return found or _workspace_file(specifier, project, index)
 
 
 def _ts_config_file(specifier: str, config: TsConfig, index: _PathIndex) -> list[str]:
-    for pattern, targets in config.paths.items():
-        head, star, tail = pattern.partition("*")
-        matched = specifier == pattern if not star else (
-            specifier.startswith(head) and specifier.endswith(tail)
-            and len(specifier) >= len(head) + len(tail))
-        if not matched:
-            continue
-        middle = specifier[len(head):len(specifier) - len(tail)] if star else ""
-        for target in targets:
-            found = _js_file(target.replace("*", middle, 1), index)
-            if found:
-                return found
+    for target in _mapped(specifier, config.paths):
+        if found := _js_file(target, index):
+            return found
     return _js_file(_join(config.base, specifier), index) if config.base is not None else []
+
+
+def _mapped(specifier: str, table: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """The targets of the patterns of ``table`` (tsconfig ``paths``, package.json
+    ``imports``) that ``specifier`` matches, in order: itself, or with one `*` standing for
+    any text."""
+    found: list[str] = []
+    for pattern, targets in table.items():
+        head, star, tail = pattern.partition("*")
+        if not star and specifier == pattern:
+            found += targets
+        elif star and specifier.startswith(head) and specifier.endswith(tail) \
+                and len(specifier) >= len(head) + len(tail):
+            middle = specifier[len(head):len(specifier) - len(tail)]
+            found += [target.replace("*", middle, 1) for target in targets]
+    return found
+
+
+def _subpath_import_file(
+    specifier: str, package: JsPackage | None, index: _PathIndex
+) -> list[str]:
+    """The file the ``imports`` of the package the code is part of map ``specifier`` to
+    (`#core/utils` -> `./src/core/utils.ts`, or a build's output, from its source)."""
+    if package is None:
+        return []
+    for target in _mapped(specifier, package.imports):
+        entry = posixpath.relpath(target, package.folder or ".")
+        if found := _package_file(package, entry, index):
+            return found
+    return []
 
 
 # A declaration file's name (`index.d.ts`, `index.d.cts`) without its extension: `index`.
@@ -986,12 +1010,20 @@ def _workspace_file(specifier: str, project: Project, index: _PathIndex) -> list
         entries = [posixpath.relpath(e, package.folder or ".") for e in
                    package.entries.get(subpath, ())] + [subpath if subpath != "." else "index"]
         for entry in entries:
-            parts = _DECLARATION_FILE.sub("", entry).split("/")
-            for start in range(len(parts)):
-                rest = "/".join(parts[start:])
-                for path in ([rest] if start == 0 else []) + [f"src/{rest}"]:
-                    if found := _js_file(_join(package.folder, path), index):
-                        return found
+            if found := _package_file(package, entry, index):
+                return found
+    return []
+
+
+def _package_file(package: JsPackage, entry: str, index: _PathIndex) -> list[str]:
+    """The file of ``package`` that ``entry`` (a path in it) names, or that a build made it
+    from: its leading folders dropped one by one, under `src/` (`dist/esm/a.mjs` -> `src/a.ts`)."""
+    parts = _DECLARATION_FILE.sub("", entry).split("/")
+    for start in range(len(parts)):
+        rest = "/".join(parts[start:])
+        for path in ([rest] if start == 0 else []) + [f"src/{rest}"]:
+            if found := _js_file(_join(package.folder, path), index):
+                return found
     return []
 
 

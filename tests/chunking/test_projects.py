@@ -136,6 +136,31 @@ def test_a_tsconfig_inherits_base_url_and_paths_from_the_configs_it_extends() ->
     assert "loop" not in configs  # extends itself: followed a few times, then given up
 
 
+def test_a_packages_subpath_imports_resolve_for_its_own_files() -> None:
+    # msw's shape: `import { ... } from '#core/utils/x'` through package.json `imports`.
+    text = """{"name": "mock", "imports": {"#core/*": "./src/core/*.ts",
+      "#env": {"node": "./dist/env.node.js", "default": "./dist/env.browser.js"},
+      "not-a-hash": "./x.ts"}}"""
+    package = read_package_json("lib", text)
+    assert package is not None and package.imports == {
+        "#core/*": ("lib/src/core/*.ts",),
+        "#env": ("lib/dist/env.node.js", "lib/dist/env.browser.js"),
+    }
+    assert read_package_json("", '{"private": true, "imports": {"#a": "./a.js"}}') is not None
+    project = read_project("mock", {"lib/package.json": text})
+    paths = frozenset({"lib/src/core/utils/x.ts", "lib/src/env.node.ts", "lib/src/main.ts",
+                       "other/main.ts"})
+
+    def resolved(specifier: str, importing: str = "lib/src/main.ts") -> list[str]:
+        ref = ImportRef(specifier, "x", "x", 0, 1)
+        return resolve_import(ref, importing, "typescript", paths, project)
+
+    assert resolved("#core/utils/x") == ["lib/src/core/utils/x.ts"]
+    assert resolved("#env") == ["lib/src/env.node.ts"]  # the built file's source
+    assert resolved("#core/missing") == []
+    assert resolved("#core/utils/x", "other/main.ts") == []  # outside the package
+
+
 def test_resolution_with_a_project() -> None:
     project = read_project("app", {
         "go.mod": "module example.com/m\n",

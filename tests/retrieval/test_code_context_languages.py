@@ -614,6 +614,18 @@ def test_typescript_reads_the_paths_of_the_config_a_tsconfig_extends(
     assert "export function createStore(name: string): Store {" in text
 
 
+def test_typescript_follows_a_packages_subpath_imports(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    files = {
+        "package.json": '{"name": "shop", "imports": {"#lib/*": "./src/*.ts"}}',
+        "src/core.ts": TS_FILES["src/core.ts"],
+    }
+    code = "import { createStore } from '#lib/core';\n\nconst store = "
+    text = context(indexed(tmp_path, files), code, "src/app/main.ts")
+    assert "export function createStore(name: string): Store {" in text
+
+
 def test_a_package_indexed_from_inside_resolves_its_absolute_imports(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
