@@ -116,7 +116,8 @@ def read_project(
             js.append(found)
         elif isinstance(found, RustCrate):
             rust.append(found)
-    configs = [_resolved(file, _TsFiles(dict(ts), read, js)) for file in ts.values()]
+    known = _TsFiles(dict(ts), read, js)
+    configs = [_resolved(file, known) for file in ts.values()]
     return Project(root_name, tuple(go), tuple(c for c in configs if c is not None),
                    tuple(js), tuple(rust))
 
