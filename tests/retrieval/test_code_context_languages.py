@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from embedstore.cli.app import app
@@ -597,32 +598,31 @@ def test_context_at_a_line_of_a_monorepo_with_the_default_model(tmp_path: Path) 
 # --- Python: a package indexed from inside ----------------------------------------------------
 
 
-def test_typescript_reads_the_paths_of_the_config_a_tsconfig_extends(
-    tmp_path: Path, fake_encoder: FakeEncoder
-) -> None:
-    # Nx's layout: the workspace's paths are in tsconfig.base.json, which each project's
-    # tsconfig.json extends.
-    files = {
+# Project files that map a specifier the code writes to a file: Nx keeps a workspace's
+# paths in tsconfig.base.json, which each project's tsconfig.json extends; msw's own files
+# import `#core/...` through its package.json `imports`.
+PROJECT_MAPPED = {
+    "tsconfig-extends": ({
         "tsconfig.base.json": '{"compilerOptions": {"baseUrl": ".", '
                               '"paths": {"@acme/store": ["libs/store/src/index.ts"]}}}',
         "apps/shop/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
         "libs/store/src/index.ts": "export * from './lib/core';\n",
         "libs/store/src/lib/core.ts": TS_FILES["src/core.ts"],
-    }
-    code = "import { createStore } from '@acme/store';\n\nconst store = "
-    text = context(indexed(tmp_path, files), code, "apps/shop/src/main.ts")
-    assert "export function createStore(name: string): Store {" in text
-
-
-def test_typescript_follows_a_packages_subpath_imports(
-    tmp_path: Path, fake_encoder: FakeEncoder
-) -> None:
-    files = {
+    }, "@acme/store", "apps/shop/src/main.ts"),
+    "subpath-imports": ({
         "package.json": '{"name": "shop", "imports": {"#lib/*": "./src/*.ts"}}',
         "src/core.ts": TS_FILES["src/core.ts"],
-    }
-    code = "import { createStore } from '#lib/core';\n\nconst store = "
-    text = context(indexed(tmp_path, files), code, "src/app/main.ts")
+    }, "#lib/core", "src/app/main.ts"),
+}
+
+
+@pytest.mark.parametrize("shape", list(PROJECT_MAPPED))
+def test_typescript_resolves_what_its_project_files_map(
+    tmp_path: Path, fake_encoder: FakeEncoder, shape: str
+) -> None:
+    files, specifier, path = PROJECT_MAPPED[shape]
+    code = f"import {{ createStore }} from '{specifier}';\n\nconst store = "
+    text = context(indexed(tmp_path, files), code, path)
     assert "export function createStore(name: string): Store {" in text
 
 
