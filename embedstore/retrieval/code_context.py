@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Literal
 
+from embedstore.chunking.grammars import GRAMMARS
 from embedstore.chunking.projects import PROJECT_FILES, Project, read_project
 from embedstore.chunking.symbols import (
     ImportRef,
@@ -945,7 +946,11 @@ def _add_similar(
             used.setdefault(name, 1 / math.sqrt(rank + 1))
     for cand in candidates.values():
         cand.score += CO_USED * used.get(cand.row.name, 0.0)
+    # A README's or a doc page's example shows what such code calls (above), but holds
+    # nothing the next line can call: only code is a candidate itself.
     for rank, hit in enumerate(hits):
+        if hit.language not in GRAMMARS:
+            continue
         row = _unit_definition(collection, hit)
         found = candidates.setdefault((row.path, row.start_line), Candidate(row))
         found.score += SIMILAR / math.sqrt(rank + 1)

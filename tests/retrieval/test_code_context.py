@@ -333,6 +333,30 @@ def test_a_class_outline_lists_its_members_as_their_evidence_ranks_them(
     assert names == ["put_nowait", *(f"step_{i}" for i in range(12))]
 
 
+def test_similar_documents_lend_their_names_but_only_code_is_offered(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # A README's example and a config file share the last lines' words: the example's
+    # calls speak for the definitions it uses, but neither file is itself a candidate.
+    others = {f"pkg/other_{i}.py": f"def unrelated_{i}(path, mode):\n    return open(path, mode)\n"
+              for i in range(8)}  # so that the shared words are rare enough to count
+    collection = indexed(tmp_path, {
+        **others,
+        "pkg/cart.py": "def add_item(cart, item, price):\n    return price\n\n\n"
+                       "def clear(cart):\n    return cart\n",
+        "README.md": "# Carts\n\nFill a cart with items at a price:\n\n"
+                     "    for item in items:\n        add_item(cart, item, price)\n",
+        "config.json": '{"cart": {"items": ["item"], "price": 250}}\n',
+    })
+    code = "def checkout(items, price):\n    cart = []\n    for item in items:\n        "
+    candidates = code_context._structural(collection, code, "", "pkg/shop.py", "python")
+    code_context._add_similar(collection, code, "pkg/shop.py", SearchFilters(), candidates)
+    assert {c.row.path for c in candidates.values()} == {"pkg/cart.py"}
+    add_item = next(c for c in candidates.values() if c.row.name == "add_item")
+    clear = next(c for c in candidates.values() if c.row.name == "clear")
+    assert add_item.score > clear.score  # the README's example calls it
+
+
 def test_a_small_budget_spends_its_tokens_on_signatures_not_docstrings(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
