@@ -15,6 +15,7 @@ are neither cursors nor answers.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -365,10 +366,8 @@ class _Repository:
 def _packages(root: Path) -> list[_Package]:
     """The packages whose package.json lies in the repository (outside node_modules)."""
     found = []
-    for manifest in sorted(root.rglob("package.json")):
+    for manifest in _package_jsons(root):
         relative = manifest.relative_to(root)
-        if "node_modules" in relative.parts:
-            continue
         try:
             data = json.loads(manifest.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -384,6 +383,18 @@ def _packages(root: Path) -> list[_Package]:
                               posixpath.dirname(relative.as_posix()), exports or {}, entries,
                               imports if isinstance(imports, dict) else {}))
     return found
+
+
+def _package_jsons(root: Path) -> list[Path]:
+    """The repository's package.json files, in path order; installed packages
+    (node_modules) and hidden folders are not walked at all."""
+    found = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders
+                               if d != "node_modules" and not d.startswith("."))
+        if "package.json" in files:
+            found.append(Path(folder) / "package.json")
+    return sorted(found)
 
 
 def _matching(table: dict[str, object], key: str) -> list[str]:
