@@ -966,8 +966,8 @@ def _ts_config_file(specifier: str, config: TsConfig, index: _PathIndex) -> list
 
 def _mapped(specifier: str, table: Mapping[str, tuple[str, ...]]) -> list[str]:
     """The targets of the patterns of ``table`` (tsconfig ``paths``, package.json
-    ``imports``) that ``specifier`` matches, in order: itself, or with one `*` standing for
-    any text."""
+    ``exports`` and ``imports``) that ``specifier`` matches, in order: itself, or with one
+    `*` standing for any text."""
     found: list[str] = []
     for pattern, targets in table.items():
         head, star, tail = pattern.partition("*")
@@ -1008,7 +1008,7 @@ def _workspace_file(specifier: str, project: Project, index: _PathIndex) -> list
             continue
         subpath = "." + specifier[len(package.name):]
         entries = [posixpath.relpath(e, package.folder or ".") for e in
-                   package.entries.get(subpath, ())] + [subpath if subpath != "." else "index"]
+                   _mapped(subpath, package.entries)] + [subpath if subpath != "." else "index"]
         for entry in entries:
             if found := _package_file(package, entry, index):
                 return found

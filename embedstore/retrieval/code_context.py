@@ -1312,12 +1312,12 @@ def _paths(collection: Collection) -> frozenset[str]:
 
 def _project(collection: Collection) -> Project:
     """The collection's project files (go.mod, tsconfig.json...), read."""
-    paths = _paths(collection)
-
-    def text(path: str) -> str | None:  # a config's `extends` may name any file
-        return "\n".join(_in_order(_lines(collection, path))) if path in paths else None
-
     def read() -> Project:
+        paths = _paths(collection)
+
+        def text(path: str) -> str | None:  # a config's `extends` may name any file
+            return "\n".join(_in_order(_lines(collection, path))) if path in paths else None
+
         root = collection.manifest.source_root
         files = {path: text(path) or "" for path in paths
                  if posixpath.basename(path) in PROJECT_FILES}

@@ -88,9 +88,10 @@ def test_package_json_names_a_package_and_its_entry_points() -> None:
 
 def test_a_workspace_package_resolves_to_its_sources() -> None:
     project = read_project("acme", {"packages/core/package.json": (
-        '{"name": "@acme/core", "exports": {".": "./dist/esm/index.mjs"}}')})
+        '{"name": "@acme/core", "exports": {".": "./dist/esm/index.mjs", '
+        '"./plugins/*": "./dist/impl/*.mjs"}}')})
     paths = frozenset({"packages/core/src/index.ts", "packages/core/src/utils.ts",
-                       "packages/app/main.ts"})
+                       "packages/core/src/impl/cart.ts", "packages/app/main.ts"})
 
     def resolved(specifier: str) -> list[str]:
         ref = ImportRef(specifier, "x", "x", 0, 1)
@@ -98,6 +99,7 @@ def test_a_workspace_package_resolves_to_its_sources() -> None:
 
     assert resolved("@acme/core") == ["packages/core/src/index.ts"]  # the built entry's source
     assert resolved("@acme/core/utils") == ["packages/core/src/utils.ts"]  # a subpath
+    assert resolved("@acme/core/plugins/cart") == ["packages/core/src/impl/cart.ts"]  # a pattern
     assert resolved("@acme/core-extra") == []  # another package, whose name only starts alike
     assert resolved("react") == []
 
