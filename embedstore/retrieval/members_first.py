@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from embedstore.chunking.grammars import CLASS_KINDS
+from embedstore.languages import is_comment_line
 from embedstore.store.db import UnitRow
 
 # What joins a qualified name's parts: `a.B`, `a::B`, `a/B`.
@@ -69,10 +70,13 @@ def members_first(
 
 
 def class_header(row: UnitRow) -> str:
-    """The class's first line that holds its name (its declaration), else its first line."""
+    """The class's first line that holds its name (its declaration), else its first line;
+    not a line of its doc comment (`/// # use chrono::{DateTime, ...}` above `impl ... for
+    DateTime<FixedOffset>`)."""
     lines = row.text.split("\n")
-    name = _name(row)
-    return next((line for line in lines if name and name in line), lines[0]).strip()
+    named = re.compile(rf"(?<!\w){re.escape(_name(row))}(?!\w)")
+    return next((line for line in lines if _name(row) and named.search(line)
+                 and not is_comment_line(line, row.language)), lines[0]).strip()
 
 
 def _asks_for(query: str, owner: UnitRow) -> bool:

@@ -29,6 +29,14 @@ def test_a_class_ranks_after_its_members_and_they_show_its_header() -> None:
     assert class_header(ROWS[owners[2]]) == "class Request(Base):"
 
 
+def test_a_class_header_is_its_declaration_not_a_doc_line_that_names_it() -> None:
+    text = ("/// Parses a `NaiveDateTime` too.\n/// # use chrono::{DateTime, FixedOffset};\n"
+            "#[cfg(feature = \"std\")]\nimpl str::FromStr for DateTime<FixedOffset> {\n"
+            "    type Err = ParseError;\n}")
+    row = UnitRow(1, "src/parse.rs", "rust", 1, 6, "class", "DateTime", text, None)
+    assert class_header(row) == "impl str::FromStr for DateTime<FixedOffset> {"
+
+
 def test_a_class_without_listed_members_or_named_by_the_query_keeps_its_place() -> None:
     alone = [(1, 0.9), (4, 0.8)]
     assert members_first(alone, ROWS, "an http request")[0] == alone
