@@ -69,6 +69,9 @@ class Project:
     ts_configs: tuple[TsConfig, ...] = ()
     js_packages: tuple[JsPackage, ...] = ()
     rust_crates: tuple[RustCrate, ...] = ()
+    # Rust modules a `#[path]` attribute places: where file locations would put them
+    # (`src/sys/os`) -> their files (`src/sys/unix/os.rs`); from the sources, not a project file.
+    rust_modules: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def ts_config_for(self, importing: str) -> TsConfig | None:
         """The tsconfig nearest above the file ``importing``."""

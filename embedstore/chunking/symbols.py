@@ -753,11 +753,28 @@ def _rust_imports(node: Node) -> Iterator[ImportRef]:
     if node.type == "mod_item":  # `mod y;`, a module in its own file; `mod y {}` imports nothing
         name = node.child_by_field_name("name")
         if name is not None and node.child_by_field_name("body") is None:
-            yield _rust_ref(["self", _text(name)], None, line)
+            written = rust_path_attribute(node)
+            # `#[path = "unix/os.rs"] mod os;` imports that file: its module is the path.
+            yield (ImportRef(written, None, _text(name), 0, line) if written is not None
+                   else _rust_ref(["self", _text(name)], None, line))
         return
     argument = node.child_by_field_name("argument")
     if argument is not None:
         yield from _rust_use(argument, [], line)
+
+
+_RUST_PATH_ATTRIBUTE = re.compile(r'#\[\s*path\s*=\s*"([^"]+)"\s*\]')
+
+
+def rust_path_attribute(item: Node) -> str | None:
+    """The file a `#[path = "..."]` among the item's attributes names, as written."""
+    node = item.prev_named_sibling
+    while node is not None and node.type in ("attribute_item", "line_comment", "block_comment"):
+        found = _RUST_PATH_ATTRIBUTE.fullmatch(_text(node))
+        if found is not None:
+            return found.group(1)
+        node = node.prev_named_sibling
+    return None
 
 
 def _rust_use(node: Node, prefix: list[str], line: int) -> Iterator[ImportRef]:
@@ -1095,6 +1112,9 @@ def _resolve_rust(
     ref: ImportRef, importing: str, index: _PathIndex, project: Project
 ) -> list[str]:
     """The deepest module file on the path: `crate::a::b` is src/a/b.rs, else b in src/a.rs."""
+    if ref.module.endswith(".rs"):  # `#[path = "unix/os.rs"] mod os;`
+        file = _rust_path_file(importing, ref.module)
+        return [file] if file in index.paths else []
     path = [part for part in ref.module.split("::") if part]
     if ref.name and ref.name != "*":
         path.append(ref.name)
@@ -1120,20 +1140,50 @@ def _resolve_rust(
         if base is None:
             return []
     for count in range(len(path), least - 1, -1):
-        found = [f for f in _rust_module_files(base, path[:count]) if f in index.paths]
+        found = [f for f in _rust_module_files(base, path[:count], project.rust_modules)
+                 if f in index.paths]
         if found:
             return found
     return []
 
 
-def _rust_module_files(base: str, path: list[str]) -> list[str]:
-    """Where the module ``path`` under the module folder ``base`` is written."""
+def _rust_module_files(
+    base: str, path: list[str], placed: Mapping[str, tuple[str, ...]]
+) -> list[str]:
+    """Where the module ``path`` under the module folder ``base`` is written; ``placed``:
+    the modules a `#[path]` puts elsewhere (``rust_modules_placed``), after the files at
+    their place (cfg alternatives: `#[path = "hermit/mod.rs"] mod unix;` beside `mod unix;`)."""
     if path:
         stem = _join(base, "/".join(path))
-        return [f"{stem}.rs", f"{stem}/mod.rs"]
-    if posixpath.basename(base) == "src":
+        located = [f"{stem}.rs", f"{stem}/mod.rs"]
+    elif posixpath.basename(base) == "src":
         return [_join(base, "lib.rs"), _join(base, "main.rs")]
-    return [f"{base}.rs", _join(base, "mod.rs")]
+    else:
+        return [f"{base}.rs", _join(base, "mod.rs")]
+    for count in range(len(path), 0, -1):
+        files = placed.get(_join(base, "/".join(path[:count])), ())
+        if files:
+            # A module file a `#[path]` names holds its own modules beside it, as a mod.rs.
+            return [*located, *(files if count == len(path) else (
+                found for file in files
+                for found in _rust_module_files(posixpath.dirname(file), path[count:], placed)))]
+    return located
+
+
+def rust_modules_placed(declared: Iterable[tuple[str, str, str]]) -> dict[str, tuple[str, ...]]:
+    """Of each `#[path = "..."] mod name;` as (declaring file, path as written, name): the
+    module's place as file locations would give it (`src/sys/os`) -> the files it is (one a
+    cfg alternative: `#[cfg(windows)] #[path = "windows/sys.rs"] mod imp;`)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for file, written, name in declared:
+        place = _join(_rust_module_folder(file), name)
+        found[place] = (*found.get(place, ()), _rust_path_file(file, written))
+    return found
+
+
+def _rust_path_file(declaring: str, written: str) -> str:
+    """A `#[path]` outside inline modules is relative to the declaring file's folder."""
+    return posixpath.normpath(_join(posixpath.dirname(declaring), written))
 
 
 def _rust_module_folder(path: str) -> str:

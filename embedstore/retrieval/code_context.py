@@ -55,6 +55,7 @@ from embedstore.chunking.symbols import (
     package_clause,
     package_siblings,
     resolve_import,
+    rust_modules_placed,
 )
 from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
@@ -1321,7 +1322,11 @@ def _project(collection: Collection) -> Project:
         root = collection.manifest.source_root
         files = {path: text(path) or "" for path in paths
                  if posixpath.basename(path) in PROJECT_FILES}
-        return read_project(PurePath(root).name if root else "", files, text)
+        project = read_project(PurePath(root).name if root else "", files, text)
+        placed = rust_modules_placed((path, ref.module, ref.alias) for path, ref
+                                     in symbol_table.imports_ending(collection.conn, ".rs")
+                                     if detect_language(path) == "rust")
+        return replace(project, rust_modules=placed)
 
     got = _cached(collection, "project", read)
     assert isinstance(got, Project)

@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # signature ends where its value starts.
 # 12: a TypeScript enum's members are constants of it.
 # 13: a parse gives up later (a large file lost its symbols on a busy machine).
-SYMBOLS_VERSION = "13"
+# 14: a Rust `mod` with a `#[path]` attribute imports the file it names.
+SYMBOLS_VERSION = "14"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -148,6 +149,16 @@ def imports_of(conn: sqlite3.Connection, path: str) -> list[ImportRow]:
         "JOIN files f ON f.id = i.file_id WHERE f.path = ? ORDER BY i.line", (path,),
     )
     return [ImportRow(*r) for r in rows]
+
+
+def imports_ending(conn: sqlite3.Connection, suffix: str) -> list[tuple[str, ImportRow]]:
+    """(importing path, import) of every import whose module ends with ``suffix``."""
+    rows = conn.execute(
+        "SELECT f.path, i.module, i.name, i.alias, i.level, i.line FROM imports i "
+        "JOIN files f ON f.id = i.file_id WHERE substr(i.module, -?) = ? "
+        "ORDER BY f.path, i.line", (len(suffix), suffix),
+    )
+    return [(path, ImportRow(*r)) for path, *r in rows]
 
 
 def member_uses(conn: sqlite3.Connection, heads: Sequence[str]) -> dict[str, int]:

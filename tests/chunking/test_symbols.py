@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from embedstore.chunking.projects import Project
 from embedstore.chunking.symbols import (
     Definition,
     FileSymbols,
@@ -11,6 +12,7 @@ from embedstore.chunking.symbols import (
     extract_symbols,
     identifiers,
     resolve_import,
+    rust_modules_placed,
 )
 
 Row = tuple[str, str, int, int, int, str]  # qualname, kind, start, end, signature end, doc
@@ -755,6 +757,23 @@ RUST_PATHS = frozenset(
 )
 def test_resolve_rust(importing: str, imported: ImportRef, expected: list[str]) -> None:
     assert resolve_import(imported, importing, "rust", RUST_PATHS) == expected
+
+
+def test_a_rust_module_a_path_attribute_places_is_the_file_it_names() -> None:
+    code = ('#[cfg(unix)]\n#[path = "../sys/unix.rs"]\n/// The platform.\nmod imp;\n'
+            "mod text;\n")
+    imported = [ref for ref in extract_symbols(code, "rust").imports]
+    assert [(r.module, r.name, r.alias, r.line) for r in imported] == [
+        ("../sys/unix.rs", None, "imp", 4), ("self", "text", "text", 5)]
+    paths = {*RUST_PATHS, "src/sys/unix.rs", "src/sys/fd.rs"}
+    assert resolve_import(imported[0], "src/util/mod.rs", "rust", paths) == ["src/sys/unix.rs"]
+    # Other modules reach it by the declaring module's path; its own modules lie beside it.
+    placed = rust_modules_placed([("src/util/mod.rs", "../sys/unix.rs", "imp")])
+    assert placed == {"src/util/imp": ("src/sys/unix.rs",)}
+    project = Project(rust_modules=placed)
+    for module, expected in (("crate::util::imp", "src/sys/unix.rs"),
+                             ("crate::util::imp::fd", "src/sys/fd.rs")):
+        assert resolve_import(ref(module, "Fd"), "src/lib.rs", "rust", paths, project) == [expected]
 
 
 def test_resolve_rust_without_a_src_folder_matches_by_suffix() -> None:

@@ -134,7 +134,8 @@ TS_CASES = {
 }
 
 # A Rust crate: a `mod.rs` folder, `pub use` re-exports, `crate::`, `super::`, an
-# integration test that reaches the library by its name; a derive line above a struct.
+# integration test that reaches the library by its name; a derive line above a struct; a
+# module a `#[path]` places.
 RUST = {
     "Cargo.toml": '[package]\nname = "shapes"\nversion = "0.1.0"\n',
     "src/lib.rs": """pub mod geometry;
@@ -144,6 +145,20 @@ pub use geometry::Point;
 
 pub fn origin() -> Point {
     Point::new(0, 0)
+}
+
+mod os;
+""",
+    "src/os.rs": """#[cfg(unix)]
+#[path = "platform/unix.rs"]
+mod imp;
+
+pub fn page() -> usize {
+    imp::page_size()
+}
+""",
+    "src/platform/unix.rs": """pub fn page_size() -> usize {
+    4096
 }
 """,
     "src/geometry/mod.rs": """mod point;
@@ -190,6 +205,7 @@ RUST_CASES = {
     ("src/lib.rs", 7, "method", "src/geometry/point.rs", 10, "Point.new"),  # via two `pub use`
     # `Point::new` of the same file is no case; `super::UNIT` comes after `util::double`.
     ("src/geometry/point.rs", 15, "call", "src/util.rs", 2, "double"),
+    ("src/os.rs", 6, "call", "src/platform/unix.rs", 1, "page_size"),
     ("tests/shapes.rs", 5, "method", "src/geometry/point.rs", 10, "Point.new"),
     ("tests/shapes.rs", 6, "attribute", "src/geometry/mod.rs", 5, "UNIT"),
     ("tests/shapes.rs", 7, "method", "src/geometry/point.rs", 14, "Point.shifted"),  # `let p`

@@ -727,6 +727,26 @@ def test_a_rust_module_named_by_the_code_passes_on_what_it_reexports_by_glob(
     assert "fixture_for_tests" not in text
 
 
+def test_a_rust_module_a_path_attribute_places_is_that_file(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # std's shape: `#[path = "../unix/os.rs"] pub mod os;` in one platform's module shares
+    # another's file, which other modules then reach by the declaring module's path.
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "sys"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod sys;\n",
+        "src/sys/mod.rs": "pub mod hermit;\n",
+        "src/sys/hermit/mod.rs": '#[cfg(target_os = "hermit")]\n#[path = "../unix/os.rs"]\n'
+                                 "pub mod os;\n",
+        "src/sys/unix/os.rs": "pub fn getcwd() -> String {\n    String::new()\n}\n",
+    })
+    code = ('#[path = "../unix/os.rs"]\npub mod os;\n\npub fn home() -> String {\n    os::')
+    text = context(collection, code, "src/sys/hermit/mod.rs")
+    assert "pub fn getcwd() -> String {" in text
+    code = "use crate::sys::hermit::os;\n\npub fn current() -> String {\n    "
+    assert "pub fn getcwd() -> String {" in context(collection, code, "src/env.rs")
+
+
 def test_rust_tests_use_their_crate_by_its_cargo_name(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:

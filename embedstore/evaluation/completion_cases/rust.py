@@ -2,7 +2,8 @@
 
 A file's module path comes from where it lies under its crate's `src/` (`a/b.rs`
 and `a/b/mod.rs` are `crate::a::b`); files elsewhere (`tests/`, `examples/`) are
-crates of their own that reach the library by its name. `use` paths resolve
+crates of their own that reach the library by its name; a `mod` that a `#[path]`
+places, where no file lies at its place, is the file it names. `use` paths resolve
 through `crate::`, `self::`, `super::`, the library's name and the names a module
 has in scope, `pub use` re-exports and globs followed. Methods and associated
 constants are members of the type their `impl` names. A variable's type is known
@@ -11,12 +12,14 @@ from `x: T`, `let x = T { .. }` or `T::new(..)`, and `self` from its `impl`.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from embedstore.chunking.symbols import rust_path_attribute
 from embedstore.evaluation.completion_cases.common import (
     Definition,
     FileUses,
@@ -68,6 +71,7 @@ class _Module:
     definitions: dict[str, Definition] = field(default_factory=dict)
     uses: dict[str, tuple[list[str], bool]] = field(default_factory=dict)  # alias -> path, pub
     globs: list[list[str]] = field(default_factory=list)
+    placed: dict[str, str] = field(default_factory=dict)  # `#[path]` module name -> its file
 
 
 def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
@@ -82,7 +86,7 @@ def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
             libraries.setdefault(library, crate)
         module = _Module(source, tree, crate, path)
         modules.setdefault((crate, path), module)
-    crates = _Crates(modules, libraries)
+    crates = _Crates(modules, libraries, {m.source.rel_path: key for key, m in modules.items()})
     for module in modules.values():
         crates.scan(module)
     for module in modules.values():
@@ -113,10 +117,11 @@ def _place(source: SourceFile, root: Path) -> tuple[str, _Path, str | None]:
 
 
 class _Crates:
-    def __init__(self, modules: dict[tuple[str, _Path], _Module], libraries: dict[str, str]
-                 ) -> None:
+    def __init__(self, modules: dict[tuple[str, _Path], _Module], libraries: dict[str, str],
+                 files: dict[str, tuple[str, _Path]]) -> None:
         self.modules = modules
         self.libraries = libraries
+        self.files = files  # a source's path -> its module's key
 
     def scan(self, module: _Module) -> None:
         path = module.source.rel_path
@@ -126,6 +131,10 @@ class _Crates:
             if kind is not None and name is not None:
                 module.definitions.setdefault(text(name), Definition(
                     path, line(name), text(name), kind))
+            written = rust_path_attribute(item) if item.type == "mod_item" else None
+            if written is not None and name is not None:
+                folder = PurePosixPath(path).parent
+                module.placed.setdefault(text(name), posixpath.normpath(folder / written))
         for statement in _items(module.root):
             if statement.type != "use_declaration":
                 continue
@@ -214,6 +223,11 @@ class _Crates:
         child = (key[0], (*key[1], name))
         if child in self.modules:
             return _ModuleRef(child)
+        # Placed by a `#[path]` where no file sits at its place (one at its place is a cfg
+        # alternative's: `#[path = "hermit/mod.rs"] mod unix;` beside `mod unix;`).
+        placed = self.files.get(module.placed.get(name, "")) if module is not None else None
+        if placed is not None:
+            return _ModuleRef(placed)
         for glob in module.globs if module is not None else []:
             base = self.resolve(glob, module, seen) if module is not None else None
             if isinstance(base, _ModuleRef):
