@@ -151,8 +151,10 @@ class TestCode:
     modules: frozenset[str] = frozenset()  # owners whose members are tests: Rust's `mod tests`
 
 
-# Folders whose files are tests in every language.
-_TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs"})
+# Folders whose files are tests in every language; benchmarks exercise the code as tests do
+# (Cargo's `benches/`, asv's and many JS packages' `benchmarks/`).
+_TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "benches",
+                           "benchmarks"})
 _JS_TESTS = TestCode(infixes=(".test.", ".spec."))
 _TEST_CODE: dict[str, TestCode] = {
     "python": TestCode(prefixes=("test_", "conftest."), suffixes=("_test.py",)),
@@ -161,7 +163,8 @@ _TEST_CODE: dict[str, TestCode] = {
     "typescript": _JS_TESTS,
     "tsx": _JS_TESTS,
     "rust": TestCode(
-        attributes=("#[test]", "#[cfg(test)]", "#[tokio::test]"), modules=frozenset({"tests"})
+        attributes=("#[test]", "#[cfg(test)]", "#[tokio::test]", "#[bench]"),
+        modules=frozenset({"tests"}),
     ),
     "java": TestCode(suffixes=("Test.java", "Tests.java")),
     "kotlin": TestCode(suffixes=("Test.kt", "Tests.kt")),

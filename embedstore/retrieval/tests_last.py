@@ -29,7 +29,8 @@ MIN_WORDS = 3
 # A word with code punctuation or an inner capital (`parse_duration`, `cfg.Load`,
 # `ParseDuration`, `x_test.go`) names code.
 _CODE_WORD = re.compile(r"[_.:/\\()<>\[\]{}#]|[a-z][A-Z]")
-_TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "mock", "mocks"})
+_TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "mock", "mocks",
+                        "bench", "benches", "benchmark", "benchmarks"})
 
 
 def is_descriptive(query: str) -> bool:

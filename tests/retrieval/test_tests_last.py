@@ -27,6 +27,11 @@ RUST_TEST_MODULE = "#[cfg(test)]\nmod tests {\n    use super::*;\n}"
         ("src/lexer.rs", "rust", "tests", RUST_TEST_MODULE),
         ("src/lexer.rs", "rust", "tests.fixture", "fn fixture() -> Lexer {\n}"),
         ("src/lexer/tests.rs", "rust", "fixture", "fn fixture() -> Lexer {\n}"),
+        # Benchmarks exercise the code as tests do.
+        ("benches/parse.rs", "rust", "bench_parse_rfc2822", ""),
+        ("src/lexer.rs", "rust", "lex_large", "#[bench]\nfn lex_large(b: &mut Bencher) {\n}"),
+        ("benchmarks/bench_join.py", "python", "time_join", ""),
+        ("packages/core/benchmarks/store.ts", "typescript", "run", ""),
     ],
 )
 def test_test_code_is_recognised(path: str, language: str, symbol: str | None, text: str) -> None:
@@ -72,6 +77,7 @@ def test_a_cursor_in_a_rust_test_item_is_in_test_code(code: str, inside: bool) -
         ("where is cfg.Load called", False),
         ("duration_test.go", False),
         ("check that parsing rejects bad units in tests", False),
+        ("benchmark of parsing a long duration", False),
         ("close idle", False),
     ],
 )
