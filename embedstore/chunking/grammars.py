@@ -55,6 +55,8 @@ class Grammar:
     # Whether such a value may be a function that a call built (`export const map =
     # dual(2, ...)`): then a query about what code does may be asking for it.
     callable_values: bool = False
+    # The name that declares nothing (Go's and Rust's blank identifier `_`): no definition.
+    blank: str = ""
 
 
 _JS_KINDS = {
@@ -135,6 +137,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         },
         receiver="receiver",
         values={"const_declaration": "constant", "var_declaration": "variable"},
+        blank="_",
     ),
     "rust": Grammar(
         "tree_sitter_rust",
@@ -153,6 +156,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         containers=frozenset({"impl_item", "trait_item", "mod_item"}),
         leading=frozenset({"line_comment", "block_comment", "attribute_item"}),
         values={"const_item": "constant", "static_item": "variable"},
+        blank="_",
     ),
     "java": Grammar(
         "tree_sitter_java",

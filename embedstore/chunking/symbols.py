@@ -222,7 +222,9 @@ class _Definitions:
     def scan(self, nodes: Iterable[Node], owner: str | None) -> Iterator[Definition]:
         """Definitions among ``nodes``; ``owner`` is the class they are members of."""
         for node in nodes:
-            yield from self.visit(node, owner)
+            # `var _ Flag = (*BoolFlag)(nil)` asserts, `const _: () = ...` checks: nothing
+            # can name what the blank identifier declares.
+            yield from (d for d in self.visit(node, owner) if d.name != self.grammar.blank)
 
     def visit(self, node: Node, owner: str | None) -> Iterator[Definition]:
         inner = self._unwrap(node)

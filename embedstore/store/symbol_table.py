@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # 12: a TypeScript enum's members are constants of it.
 # 13: a parse gives up later (a large file lost its symbols on a busy machine).
 # 14: a Rust `mod` with a `#[path]` attribute imports the file it names.
-SYMBOLS_VERSION = "14"
+# 15: Go's and Rust's blank identifier `_` is no definition.
+SYMBOLS_VERSION = "15"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

@@ -401,6 +401,18 @@ def test_rust_definitions() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("language", "code", "names"),
+    [
+        ("go", "package a\n\nvar (\n\twd, _ = os.Getwd()\n)\n\nvar _ I = (*T)(nil)\n", ["wd"]),
+        ("rust", "const _: () = assert!(N > 0);\nconst N: u8 = 1;\n", ["N"]),
+        ("python", "_ = gettext.gettext\n", ["_"]),  # a name like any other here
+    ],
+)
+def test_the_blank_identifier_declares_nothing(language: str, code: str, names: list[str]) -> None:
+    assert [d.name for d in extract_symbols(code, language).definitions] == names
+
+
 def test_rust_imports() -> None:
     assert imports(RUST, "rust") == [
         ("crate::a::b", "C", "C", 0, 1),

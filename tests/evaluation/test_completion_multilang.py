@@ -51,6 +51,17 @@ import "strings"
 func normalize(item string) string {
 	return strings.TrimSpace(item)
 }
+
+func discard(item string) {
+	_ = normalize(item)
+}
+""",
+    # The blank identifier declares nothing: `_ =` above is no use of this.
+    "assert.go": """package shop
+
+import "fmt"
+
+var _ fmt.Stringer = (*Cart)(nil)
 """,
     "inventory/inventory.go": """package inventory
 

@@ -381,6 +381,21 @@ def test_a_go_packages_files_share_their_names_without_an_import(
     assert "command_test.go" in test_text
 
 
+def test_the_blank_identifier_is_no_definition(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
+    # `var _ Flag = (*BoolFlag)(nil)` asserts an interface; `_ = app.Run(args)` above the
+    # cursor uses no name of the package's.
+    collection = indexed(tmp_path, {
+        "go.mod": "module example.com/cli\n",
+        "flag.go": "package cli\n\ntype Flag interface {\n\tName() string\n}\n\n"
+                   "var _ Flag = (*BoolFlag)(nil)\n\n// BoolFlag is a flag of type bool.\n"
+                   "type BoolFlag struct {\n\tName string\n}\n",
+    })
+    code = "package cli\n\nfunc main() {\n\tapp := NewApp()\n\t_ = app.Run(nil)\n\t"
+    text = context(collection, code, "main.go")
+    assert "type BoolFlag struct {" in text
+    assert "var _ Flag" not in text
+
+
 def go_helpers(prefix: str) -> str:
     """Twelve small Go functions, none of them the answer: what a package holds besides."""
     return "".join(f"// {prefix}{i} helps.\nfunc {prefix}{i}(n int) int {{\n\treturn n\n}}\n\n"

@@ -123,6 +123,8 @@ def _add_definitions(file: _File, package: _Package) -> list[tuple[str, Definiti
     for match in matches(_LANGUAGE, _DEFINITIONS, file.root):
         kind, nodes = next((k, v) for k, v in match.items() if k != "receiver")
         name = text(nodes[0])
+        if name == "_":  # `var _ Flag = (*BoolFlag)(nil)`: the blank identifier names nothing
+            continue
         if kind == "method":
             receiver = _type_name(match["receiver"][0])
             if receiver:
