@@ -1175,9 +1175,12 @@ def _rust_module_files(
 def rust_modules_placed(declared: Iterable[tuple[str, str, str]]) -> dict[str, tuple[str, ...]]:
     """Of each `#[path = "..."] mod name;` as (declaring file, path as written, name): the
     module's place as file locations would give it (`src/sys/os`) -> the files it is (one a
-    cfg alternative: `#[cfg(windows)] #[path = "windows/sys.rs"] mod imp;`)."""
+    cfg alternative: `#[cfg(windows)] #[path = "windows/sys.rs"] mod imp;`). Imports of
+    other languages' files (`"./x.rs"` in a script) are skipped."""
     found: dict[str, tuple[str, ...]] = {}
     for file, written, name in declared:
+        if not (file.endswith(".rs") and written.endswith(".rs")):
+            continue
         place = _join(_rust_module_folder(file), name)
         found[place] = (*found.get(place, ()), _rust_path_file(file, written))
     return found

@@ -1324,8 +1324,7 @@ def _project(collection: Collection) -> Project:
                  if posixpath.basename(path) in PROJECT_FILES}
         project = read_project(PurePath(root).name if root else "", files, text)
         placed = rust_modules_placed((path, ref.module, ref.alias) for path, ref
-                                     in symbol_table.imports_ending(collection.conn, ".rs")
-                                     if detect_language(path) == "rust")
+                                     in symbol_table.imports_ending(collection.conn, ".rs"))
         return replace(project, rust_modules=placed)
 
     got = _cached(collection, "project", read)

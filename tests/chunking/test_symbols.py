@@ -780,7 +780,8 @@ def test_a_rust_module_a_path_attribute_places_is_the_file_it_names() -> None:
     paths = {*RUST_PATHS, "src/sys/unix.rs", "src/sys/fd.rs"}
     assert resolve_import(imported[0], "src/util/mod.rs", "rust", paths) == ["src/sys/unix.rs"]
     # Other modules reach it by the declaring module's path; its own modules lie beside it.
-    placed = rust_modules_placed([("src/util/mod.rs", "../sys/unix.rs", "imp")])
+    placed = rust_modules_placed([("src/util/mod.rs", "../sys/unix.rs", "imp"),
+                                  ("web/load.ts", "../pkg/wasm.rs", "wasm")])
     assert placed == {"src/util/imp": ("src/sys/unix.rs",)}
     project = Project(rust_modules=placed)
     for module, expected in (("crate::util::imp", "src/sys/unix.rs"),
