@@ -1115,7 +1115,7 @@ def _resolve_rust(
 ) -> list[str]:
     """The deepest module file on the path: `crate::a::b` is src/a/b.rs, else b in src/a.rs."""
     if ref.module.endswith(".rs"):  # `#[path = "unix/os.rs"] mod os;`
-        file = _rust_path_file(importing, ref.module)
+        file = rust_path_file(importing, ref.module)
         return [file] if file in index.paths else []
     path = [part for part in ref.module.split("::") if part]
     if ref.name and ref.name != "*":
@@ -1182,11 +1182,11 @@ def rust_modules_placed(declared: Iterable[tuple[str, str, str]]) -> dict[str, t
         if not (file.endswith(".rs") and written.endswith(".rs")):
             continue
         place = _join(_rust_module_folder(file), name)
-        found[place] = (*found.get(place, ()), _rust_path_file(file, written))
+        found[place] = (*found.get(place, ()), rust_path_file(file, written))
     return found
 
 
-def _rust_path_file(declaring: str, written: str) -> str:
+def rust_path_file(declaring: str, written: str) -> str:
     """A `#[path]` outside inline modules is relative to the declaring file's folder."""
     return posixpath.normpath(_join(posixpath.dirname(declaring), written))
 

@@ -74,8 +74,9 @@ def class_header(row: UnitRow) -> str:
     not a line of its doc comment (`/// # use chrono::{DateTime, ...}` above `impl ... for
     DateTime<FixedOffset>`)."""
     lines = row.text.split("\n")
-    named = re.compile(rf"(?<!\w){re.escape(_name(row))}(?!\w)")
-    return next((line for line in lines if _name(row) and named.search(line)
+    name = _name(row)
+    named = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    return next((line for line in lines if name and named.search(line)
                  and not is_comment_line(line, row.language)), lines[0]).strip()
 
 

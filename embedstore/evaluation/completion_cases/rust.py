@@ -12,14 +12,13 @@ from `x: T`, `let x = T { .. }` or `T::new(..)`, and `self` from its `impl`.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from embedstore.chunking.symbols import rust_path_attribute
+from embedstore.chunking.symbols import rust_path_attribute, rust_path_file
 from embedstore.evaluation.completion_cases.common import (
     Definition,
     FileUses,
@@ -133,8 +132,7 @@ class _Crates:
                     path, line(name), text(name), kind))
             written = rust_path_attribute(item) if item.type == "mod_item" else None
             if written is not None and name is not None:
-                folder = PurePosixPath(path).parent
-                module.placed.setdefault(text(name), posixpath.normpath(folder / written))
+                module.placed.setdefault(text(name), rust_path_file(path, written))
         for statement in _items(module.root):
             if statement.type != "use_declaration":
                 continue
