@@ -51,6 +51,9 @@ class Candidate:
     score: float = 0.0
     members: list[DefinitionRow] = field(default_factory=list)
     held: bool = False  # a member of a class that a name of the code holds (code_context)
+    # Reached itself through a name the code writes: an import, a module's path, a name it
+    # uses (not as a member of a class it names).
+    named: bool = False
 
 
 def namesakes(conn: sqlite3.Connection, ranked: Sequence[Candidate]) -> dict[str, int]:

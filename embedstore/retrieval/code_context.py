@@ -352,9 +352,10 @@ def _structural(
     paths = _paths(collection)
     candidates: dict[tuple[str, int], Candidate] = {}
 
-    def add(row: DefinitionRow, score: float) -> Candidate:
+    def add(row: DefinitionRow, score: float, named: bool = True) -> Candidate:
         found = candidates.setdefault((row.path, row.start_line), Candidate(row))
         found.score = max(found.score, score)
+        found.named = found.named or named
         return found
 
     def add_module(alias: str, glob: bool, modules: list[str], base: float,
@@ -434,7 +435,9 @@ def _structural(
             if row.name in written:
                 share = max(share, IMPORTED)
             popular = math.log1p(package_uses.get(row.name, 0)) / most_used if most_used else 0
-            add(row, share + USED_NEAR * near.get(row.name, 0.0) + SIBLING_USES * popular)
+            # In scope unnamed, a sibling is reached by no name the code writes.
+            add(row, share + USED_NEAR * near.get(row.name, 0.0) + SIBLING_USES * popular,
+                named=row.name in written)
     # Names used near the cursor that the collection defines once: any language, no import.
     defined_here = {d.name for d in own.definitions}
     loose = [n for n, w in near.items()
@@ -443,9 +446,14 @@ def _structural(
     for row in symbol_table.definitions_named(conn, loose):
         if row.path != path:
             by_name.setdefault(row.name, []).append(row)
+    # The name of the function open at the cursor, which its unfinished text may not parse
+    # as, is used in its header: a delegate's callee (the JDK's) or a twin in a file the code
+    # does not reach (nom's `streaming` and `complete` parsers), not a name the code chose.
+    enclosing = enclosing_function(code, language)
     for name, rows in by_name.items():
         if len(rows) == 1:
-            add(rows[0], UNIQUE_NAME + USED_NEAR * near[name] * 0.5)
+            add(rows[0], UNIQUE_NAME + USED_NEAR * near[name] * 0.5,
+                named=enclosing is None or name != enclosing.name)
     # `x.hour()` with x a NaiveDateTime says nothing of the other types' `hour`: a use
     # through a name whose class the code shows speaks for that class alone.
     # A class imported under another name (`use oldtime::Duration as OldDuration`) is
@@ -456,8 +464,8 @@ def _structural(
                for name, found in receivers(code, language).items()}
     attribute_near = _attribute_near(near, holders)
     _add_members(collection, candidates, attribute_near)
-    _add_receivers(collection, holders, language, candidates, near, attribute_near)
-    if (enclosing := enclosing_function(code, language)) is not None:
+    _add_receivers(collection, holders, path, language, candidates, near, attribute_near)
+    if enclosing is not None:
         _add_expected(collection, enclosing.returns, candidates)
         _add_namesakes(enclosing.name, candidates)
     return candidates
@@ -810,7 +818,7 @@ def _attribute_near(near: dict[str, float], holders: Mapping[str, Receiver]) -> 
 
 
 def _add_receivers(
-    collection: Collection, holders: Mapping[str, Receiver], language: str,
+    collection: Collection, holders: Mapping[str, Receiver], path: str | None, language: str,
     candidates: dict[tuple[str, int], Candidate], near: dict[str, float],
     attribute_near: Mapping[str, float],
 ) -> None:
@@ -846,18 +854,22 @@ def _add_receivers(
             if r.kind in _HAS_MEMBERS]
     for name in held:
         of_name = [r for r in rows if r.name == name]
-        # A class name several files define: the one the code imports, else none.
+        # A class name several files define: the one the code imports, else the edited
+        # file's own (Rust's `self`), else none.
         if len(of_name) > 1:
-            of_name = [r for r in of_name if (r.path, r.start_line) in candidates][:1]
+            of_name = sorted((r for r in of_name
+                              if (r.path, r.start_line) in candidates or r.path == path),
+                             key=lambda r: r.path == path)[:1]
         for row in of_name:
             cls = candidates.setdefault((row.path, row.start_line), Candidate(row))
             used = called[name]
             if not cls.members:
                 _add_members(collection, {(row.path, row.start_line): cls}, used)
-            reachable = cls.members
+            # The edited file's members are in the prompt already: they take no place.
+            reachable = [m for m in cls.members if m.path != path]
             if (can_call := callable_through(row.language)) is not None:
                 owner = _header_text(collection, row)
-                reachable = [m for m in cls.members
+                reachable = [m for m in reachable
                              if can_call(_header_text(collection, m), borrows[name], owner)]
             ordered = sorted(reachable, key=lambda m: (
                 -max(used.get(m.name, 0.0), attribute_near.get(m.name, 0.0)),
@@ -973,10 +985,16 @@ def _already_in_prompt(
     """The definition's header is in the code already (an unknown path: the same file).
 
     With the path known, the edited file's own definitions are left out by path, and a
-    member of a class the code holds is kept: its header in the code is a method that
-    delegates to it (the JDK's `finishConnect()` returning `plainConnection.finishConnect()`).
+    header in the code is another definition's, headed alike, when the code reaches this
+    one by a name of its own: a member of a class it holds (the JDK's `finishConnect()`
+    returning `plainConnection.finishConnect()`), a definition it imports or reaches by a
+    module's path (hermit's `pub unsafe fn cleanup() {` calling `args::cleanup()`). Not a
+    member of a class it only names: that is an override of the method the code writes
+    (Cordova's plugins' `onPause`, a trait's declaration the code implements), or a
+    definition found otherwise (by its name, by similar code), a twin of the function at
+    the cursor (nom's `streaming` and `complete` parsers).
     """
-    if path is not None and candidate.held:
+    if path is not None and (candidate.held or candidate.named):
         return False
     row = candidate.row
     header = _lines(collection, row.path).get(_naming_line(collection, row), "").strip()

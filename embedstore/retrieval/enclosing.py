@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from embedstore.retrieval.receivers import return_type_text
+from embedstore.retrieval.receivers import RUST_IMPL, return_type_text, rust_impl_type, still_open
 
 # A type's name as these languages write it (Go's exported ones): capitalised, so that no
 # primitive (`usize`, `string`, `void`) passes.
@@ -33,22 +33,6 @@ class _Rule:
     # A block that gives `Self` a type, and that type's name.
     self_block: re.Pattern[str] | None = None
     self_type: Callable[[re.Match[str]], str] = lambda block: ""
-
-
-def _rust_impl_type(head: str) -> str:
-    """`<T: Into<U>> Trait<T> for path::Type<T>` -> "Type": after `for`, else after the
-    block's own type parameters."""
-    if " for " in head:
-        head = head.rsplit(" for ", 1)[1]
-    elif head.lstrip().startswith("<"):
-        depth = 0
-        for at, char in enumerate(head):
-            depth += {"<": 1, ">": -1}.get(char, 0)
-            if depth == 0 and char == ">":
-                head = head[at + 1:]
-                break
-    found = _RS_IMPL_TYPE.match(head)
-    return found["type"] if found is not None else ""
 
 
 # A function's or method's header up to its name (a method's receiver in parentheses).
@@ -64,17 +48,14 @@ _JAVA_METHOD = re.compile(
     re.MULTILINE)
 
 
-_BRACE = re.compile(r"[{}]")
 # A header's last name, before the `(` of its parameters where the header holds it (Java's).
 _LAST_NAME = re.compile(r"([\w$]+)[ \t]*\(?$")
-_RS_IMPL_TYPE = re.compile(r"\s*(?:\w+::)*(?P<type>[A-Z]\w*)")
 _RULES: dict[str, _Rule] = {
     "rust": _Rule(
         re.compile(r"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?"
                    r"(?:(?:const|async|unsafe|extern[ \t]+\"\w+\")[ \t]+)*fn[ \t]+\w+",
                    re.MULTILINE),
-        re.compile(r"^[ \t]*(?:unsafe[ \t]+)?impl\b(?P<head>[^{;]*)\{", re.MULTILINE),
-        lambda block: _rust_impl_type(block["head"])),
+        RUST_IMPL, lambda block: rust_impl_type(block["head"])),
     "go": _Rule(_GO_FUNC),
     "java": _Rule(_JAVA_METHOD),
 }
@@ -98,7 +79,7 @@ def enclosing_function(code: str, language: str) -> Enclosing | None:
         return None
     header = headers[-1]
     body = code.find("{", header.end())
-    if body < 0 or not _still_open(code, body):
+    if body < 0 or not still_open(code, body):
         return None
     owner = ""
     if rule.self_block is not None:
@@ -107,18 +88,6 @@ def enclosing_function(code: str, language: str) -> Enclosing | None:
     name = _LAST_NAME.search(header[0])
     return Enclosing(name[1] if name is not None else "",
                      returned_types(code[header.start():body + 1], language, owner))
-
-
-def _still_open(code: str, body: int) -> bool:
-    """Whether the block opening at ``body`` is open at the end of ``code``: if it closed,
-    the cursor is past the function (in another one whose header no rule reads, or between
-    two). Braces in strings and comments may mislead it."""
-    depth = 0
-    for brace in _BRACE.finditer(code, body):
-        depth += 1 if brace[0] == "{" else -1
-        if depth == 0:
-            return False
-    return True
 
 
 def returned_types(signature: str, language: str, owner: str = "") -> frozenset[str]:

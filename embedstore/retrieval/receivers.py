@@ -12,7 +12,8 @@ further). One pass over the text, no parse, per language:
 
 Java, TypeScript (and JavaScript), Go and Rust have the same three kinds of binding:
 `new Cls(...)`, `x := pkg.NewT(...)`, `let x = Type::new(...)`; `const x = f(...)`; and a
-declared type (`Cls x;`, `x: Cls`, `var x *T`, `fn f(x: &Type)`).
+declared type (`Cls x;`, `x: Cls`, `var x *T`, `fn f(x: &Type)`). Rust's `self`, in a
+method of an `impl` block, holds the block's type.
 
 A later binding of a name overrides an earlier one; nothing here knows which names
 are classes: the caller looks them up. Every pattern is linear in the text: each starts
@@ -23,6 +24,7 @@ no further than the next bracket or line break.
 from __future__ import annotations
 
 import bisect
+import collections
 import itertools
 import re
 from collections.abc import Callable, Iterator
@@ -328,6 +330,13 @@ _RS_FN = re.compile(rf"\bfn[ \t]+{_NAME}[ \t]*(?:{_GENERIC})?[ \t]*{_PARENS}")
 _RS_CLOSURE = re.compile(r"\|(?P<params>[^|\n]+)\|")
 _RS_PARAM = re.compile(rf"(?:^|,)\s*(?:mut\s+)?(?P<name>{_NAME})\s*:\s*{_RS_TYPE}(?=\s*(?:,|$))")
 _RS_RETURNS = re.compile(rf"->[ \t]*{_RS_TYPE}")
+# An `impl` block's header: `impl<T> Trait<T> for Type<T> {`.
+RUST_IMPL = re.compile(r"^[ \t]*(?:unsafe[ \t]+)?impl\b(?P<head>[^{;]*)\{", re.MULTILINE)
+_RS_IMPL_TYPE = re.compile(r"\s*(?:\w+::)*(?P<type>[A-Z]\w*)")
+# A method's `self` parameter, as it borrows the value: `&self`, `&'a mut self`, `mut self`.
+_RS_SELF = re.compile(
+    rf"\s*(?P<borrow>&[ \t]*(?:'{_NAME}[ \t]+)?(?:mut[ \t]+)?)?(?:mut[ \t]+)?self\b")
+_BRACE = re.compile(r"[{}]")
 _RS_RETURN_TEXT = re.compile(r"->(?P<type>[^{;]*?)(?:\bwhere\b|[{;]|$)")
 
 
@@ -361,6 +370,54 @@ def _rust(code: str) -> Iterator[Receiver]:
             if (cls := _rust_class(param["type"])) is not None:
                 yield Receiver(param["name"], cls, False, line(match.start()),
                                _rust_borrow(param["borrow"]))
+    yield from _rust_self(code)
+
+
+def _rust_self(code: str) -> Iterator[Receiver]:
+    """In a method of an `impl` block open at the end of ``code``, `self` holds the block's
+    type, as the method's `self` parameter borrows it: its other methods, often in other
+    files (a trait's `impl`, `spec_extend.rs`), are what `self.` calls."""
+    block = _last(RUST_IMPL.finditer(code))
+    if block is None or not still_open(code, block.end() - 1):
+        return
+    method = _last(_RS_FN.finditer(code, block.end()))
+    if method is None or (taken := _RS_SELF.match(method["params"])) is None:
+        return
+    body = code.find("{", method.end())
+    if body >= 0 and still_open(code, body) and (type_ := rust_impl_type(block["head"])):
+        yield Receiver("self", type_, False, _line_of(code)(method.start()),
+                       _rust_borrow(taken["borrow"]))
+
+
+def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:
+    return next(iter(collections.deque(matches, maxlen=1)), None)
+
+
+def rust_impl_type(head: str) -> str:
+    """`<T: Into<U>> Trait<T> for path::Type<T>` -> "Type": after `for`, else after the
+    block's own type parameters."""
+    if " for " in head:
+        head = head.rsplit(" for ", 1)[1]
+    elif head.lstrip().startswith("<"):
+        depth = 0
+        for at, char in enumerate(head):
+            depth += {"<": 1, ">": -1}.get(char, 0)
+            if depth == 0 and char == ">":
+                head = head[at + 1:]
+                break
+    found = _RS_IMPL_TYPE.match(head)
+    return found["type"] if found is not None else ""
+
+
+def still_open(code: str, body: int) -> bool:
+    """Whether the block opening at ``body`` is open at the end of ``code``: if it closed,
+    the cursor is past it. Braces in strings and comments may mislead it."""
+    depth = 0
+    for brace in _BRACE.finditer(code, body):
+        depth += 1 if brace[0] == "{" else -1
+        if depth == 0:
+            return False
+    return True
 
 
 def _rust_borrow(written: str | None) -> str:

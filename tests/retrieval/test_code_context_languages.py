@@ -1143,6 +1143,93 @@ def test_a_method_delegating_to_its_namesake_of_a_held_class_gets_it(
     assert "void step0() {" not in text
 
 
+STACK_CRATE = {
+    "Cargo.toml": '[package]\nname = "stack"\nversion = "0.1.0"\n',
+    "src/lib.rs": "pub mod grow;\npub mod stack;\n",
+    "src/stack.rs": "pub struct Stack {\n    items: Vec<u8>,\n}\n\nimpl Stack {\n"
+                    "    pub fn push_all(&mut self, items: &[u8]) {\n"
+                    "        self.items.extend_from_slice(items);\n    }\n}\n",
+    # alloc's shape: a type's methods in the `impl` blocks of other files (spec_extend.rs).
+    "src/grow.rs": "use crate::stack::Stack;\n\nimpl Stack {\n"
+                   "    /// Makes room for `n` more items.\n"
+                   "    pub fn reserve_more(&mut self, n: usize) {\n    }\n\n"
+                   "    pub fn into_items(self) -> Vec<u8> {\n        Vec::new()\n    }\n}\n",
+}
+
+
+def test_rust_self_offers_its_types_methods_from_the_other_files_of_its_crate(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, STACK_CRATE)
+    code = STACK_CRATE["src/stack.rs"].split("self.items")[0]
+    text = context(collection, code, "src/stack.rs", max_tokens=100)
+    assert "pub fn reserve_more(&mut self, n: usize) {" in text
+    # Through `&mut self` a method that takes the value whole cannot be called.
+    assert "pub fn into_items(self)" not in text
+
+
+def test_a_function_the_code_reaches_by_its_module_is_shown_though_headed_as_the_one_open(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # The Rust standard library's hermit `cleanup()` calls `args::cleanup()`, headed alike:
+    # the header in the prompt is the caller's, not the callee's.
+    edited = ("pub mod args;\n\npub unsafe fn init(argc: isize) {\n    args::init(argc);\n}\n\n"
+              "pub unsafe fn cleanup() {\n    args::cleanup();\n}\n")
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "sys"\nversion = "0.1.0"\n',
+        "src/lib.rs": edited,
+        "src/args.rs": "pub unsafe fn init(argc: isize) {\n}\n\npub unsafe fn cleanup() {\n}\n",
+    })
+    code = edited.split("args::cleanup")[0]
+    text = context(collection, code, "src/lib.rs", max_tokens=100)
+    assert "pub unsafe fn cleanup() {" in text.partition("src/args.rs")[2]
+
+
+def test_a_twin_of_the_function_at_the_cursor_in_a_file_it_does_not_reach_is_not_shown(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # nom's `number::streaming` and `number::complete`: the same parsers, headed alike. The
+    # other file's twin of the function being written is neither called nor new to the prompt.
+    def parsers(kind: str) -> str:
+        return (f"use crate::sign::sign;\n\n/// Parses a float ({kind}).\n"
+                "pub fn float(input: &str) -> Option<f64> {\n    let negative = sign(input);\n"
+                "    input.parse().ok()\n}\n")
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "num"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod complete;\npub mod sign;\npub mod streaming;\n",
+        "src/sign.rs": "pub fn sign(input: &str) -> bool {\n    input.starts_with('-')\n}\n",
+        "src/complete.rs": parsers("complete"),
+        "src/streaming.rs": parsers("streaming"),
+    })
+    code = parsers("streaming").split("    input.parse")[0]
+    text = context_for_code(collection, code, path="src/streaming.rs", max_tokens=200).text
+    assert "src/complete.rs" not in text
+    assert "pub fn sign(input: &str) -> bool {" in text
+
+
+def test_a_trait_method_the_code_implements_is_in_the_prompt_already(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # tokio's `impl AsyncRead for Take<R>`: the trait's declaration of `poll_read`, whose
+    # first line the code's holds, is the header the code is writing the body of, though the
+    # code imports the trait.
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "io"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod buf;\npub mod read;\npub mod take;\n",
+        "src/read.rs": "pub trait AsyncRead {\n    /// Reads into `buf`.\n    fn poll_read(\n"
+                       "        &mut self,\n        buf: &mut Buf,\n    ) -> usize;\n}\n",
+        "src/buf.rs": "pub struct Buf;\n\nimpl Buf {\n"
+                      "    pub fn take(&mut self, n: usize) -> Buf {\n        Buf\n    }\n}\n",
+    })
+    code = ("use crate::buf::Buf;\nuse crate::read::AsyncRead;\n\npub struct Take;\n\n"
+            "impl AsyncRead for Take {\n    fn poll_read(\n        &mut self,\n"
+            "        buf: &mut Buf,\n    ) -> usize {\n        ")
+    found = {c.row.qualname for c in code_context.ranked_candidates(
+        collection, code, path="src/take.rs", similar=False)}
+    assert "Buf.take" in found and "AsyncRead" in found
+    assert "AsyncRead.poll_read" not in found
+
+
 def test_a_function_returning_what_the_function_at_the_cursor_returns_comes_first(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:

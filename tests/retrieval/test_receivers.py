@@ -239,6 +239,17 @@ def test_rust_bindings_keep_how_they_borrow() -> None:
     assert borrows == {"cmd": "&", "p": "&mut", "o": "", "d": "&", "x": "&mut", "z": ""}
 
 
+def test_rust_self_holds_the_type_of_the_impl_block_open_at_the_cursor() -> None:
+    impl = ("use core::alloc::Allocator;\n\nimpl<T, A: Allocator> Extend<T> for Vec<T, A> {\n"
+            "    fn size(&self) -> usize {\n        0\n    }\n\n")
+    method = impl + "    fn extend_from(&mut self, other: &[T]) {\n        "
+    found = receivers(method, "rust")["self"]
+    assert (found.source, found.called, found.borrow) == ("Vec", False, "&mut")
+    # An associated function has no `self`; past the block, nor does the code.
+    assert "self" not in receivers(impl + "    fn new() -> Self {\n        ", "rust")
+    assert "self" not in receivers(method + "}\n    }\n}\n\nfn free() {\n    ", "rust")
+
+
 @pytest.mark.parametrize(("signature", "expected"), [
     ("fn origin() -> Point {", "Point"),
     ("#[inline]\npub fn at(&self) -> geo::Point {", "geo.Point"),
@@ -268,7 +279,8 @@ PATHOLOGICAL = [
     ("java", "a."), ("typescript", "(a: "), ("typescript", "private\n"),
     ("typescript", "a: Foo | "), ("typescript", "const x = await "), ("go", "a, "),
     ("go", "func (a) (a) "), ("go", "x := &"), ("go", "var x "), ("rust", "let x: &'a "),
-    ("rust", "fn f("), ("rust", "Foo::"), ("rust", "(a: A<"),
+    ("rust", "fn f("), ("rust", "Foo::"), ("rust", "(a: A<"), ("rust", "impl A {\n"),
+    ("rust", "impl A {\n    fn f(&self) {\n"), ("rust", "impl<"),
 ]
 
 
