@@ -36,7 +36,7 @@ from stdlib_corpus import stdlib_copy
 
 from embedstore.evaluation.completion import CompletionCase, build_cases
 from embedstore.ingest.indexer import IndexOptions, index_folder
-from embedstore.retrieval.candidate_ranker import FEATURES, Candidate, features, namesakes
+from embedstore.retrieval.candidate_ranker import FEATURES, Candidate, census, features
 from embedstore.retrieval.code_context import ranked_candidates
 from embedstore.store.store import Store
 
@@ -83,7 +83,7 @@ def _cursors(repo: Path, encoder: str) -> list[Cursor]:
         ranked = ranked_candidates(collection, case.code, path=case.path)
         targets = np.array([_holds(c, case) for c in ranked], dtype=np.float64)
         if ranked:
-            found.append((features(ranked, case.code, namesakes(collection.conn, ranked)),
+            found.append((features(ranked, case.code, census(collection.conn, ranked), case.path),
                           targets))
     collection.close()
     print(f"{repo.name}: {len(found)} cursors", flush=True)

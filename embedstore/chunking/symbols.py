@@ -1410,6 +1410,11 @@ _CHAIN = re.compile(r"(?<![\w$])[^\W\d]\w*(?:(?:\.|::)[^\W\d]\w*)*")
 
 # `head.member` (or `head::member`) where head starts a chain (not `a.head.member`).
 _MEMBER = re.compile(r"(?<![\w$.:])([^\W\d]\w*)(?:\.|::)([^\W\d]\w*)")
+# `.member(` on any value (`cmd.get_name()`, `a.b().len()`; Rust's `.collect::<T>()`).
+_METHOD_CALL = re.compile(r"\.\s*([^\W\d]\w*)\s*(?:::\s*<[^()]*?>\s*)?\(")
+# The head under which member_uses counts `.member(` calls through values of any kind:
+# no name, so no import's alias can be it.
+ANY_VALUE = "."
 
 
 def member_uses(
@@ -1419,7 +1424,8 @@ def member_uses(
     """How often ``text`` reaches each member of a name it imports, or of an ``implicit``
     head (Rust's `super`), or of a head ``unimported`` matches (Java's classes): how this
     file uses a module or class (``events.get_running_loop()``), summed over the
-    collection at query time.
+    collection at query time. Under ``ANY_VALUE``, each `.member(` call through any value:
+    how often the collection calls a method of that name.
 
     With ``every_head``, a file with a glob import (`use super::*`) counts every head: it
     may reach a module by a name the glob binds, which only the glob's module says
@@ -1431,6 +1437,7 @@ def member_uses(
         head = match.group(1)
         if every or head in heads or (unimported is not None and unimported.match(head)):
             counts[(head, match.group(2))] += 1
+    counts.update((ANY_VALUE, match.group(1)) for match in _METHOD_CALL.finditer(text))
     return dict(counts)
 
 

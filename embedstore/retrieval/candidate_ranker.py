@@ -13,7 +13,9 @@ cursor's candidates).
 
 from __future__ import annotations
 
+import itertools
 import math
+import posixpath
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,13 +35,14 @@ _KINDS = ("function", "method", "type", "constant", "variable")
 FEATURES = (
     "score", "log_score", "log_rank", *_KINDS,
     "member", "log_members", "test", "log_namesakes", "word_share", "recent", "held",
+    "log_uses", "folder_share", "named",
 )
 # Fitted by bench/fit_ranker.py (bench/results/ranker_fit.json); "score" leads.
 WEIGHTS = {
-    "score": 0.616, "log_score": 0.808, "log_rank": -0.506, "function": 0.608,
-    "method": -0.493, "type": -1.459, "constant": 0.462, "variable": 0.139, "member": -0.51,
-    "log_members": -0.183, "test": -0.537, "log_namesakes": -0.152, "word_share": 1.051,
-    "recent": -1.671, "held": 1.012,
+    "score": 0.606, "log_score": 0.845, "log_rank": -0.508, "function": 0.654,
+    "method": -0.575, "type": -1.529, "constant": 0.478, "variable": 0.222, "member": -0.777,
+    "log_members": -0.132, "test": -0.652, "log_namesakes": -0.281, "word_share": 1.035,
+    "recent": -1.628, "held": 1.0, "log_uses": 0.127, "folder_share": 0.529, "named": -0.401,
 }
 
 
@@ -56,17 +59,25 @@ class Candidate:
     named: bool = False
 
 
-def namesakes(conn: sqlite3.Connection, ranked: Sequence[Candidate]) -> dict[str, int]:
-    """How many definitions of the collection bear each candidate's name."""
-    return symbol_table.name_counts(conn, sorted({cand.row.name for cand in ranked}))
+@dataclass(frozen=True)
+class Census:
+    """What the collection says of the candidates' names."""
+
+    namesakes: dict[str, int] = field(default_factory=dict)  # definitions bearing each
+    uses: dict[str, int] = field(default_factory=dict)  # reached as a member, any head
+
+
+def census(conn: sqlite3.Connection, ranked: Sequence[Candidate]) -> Census:
+    names = sorted({cand.row.name for cand in ranked})
+    return Census(symbol_table.name_counts(conn, names), symbol_table.uses_of(conn, names))
 
 
 def features(
-    ranked: Sequence[Candidate], code: str, namesakes: dict[str, int]
+    ranked: Sequence[Candidate], code: str, counts: Census, path: str | None = None
 ) -> np.ndarray:
     """One row per candidate (in its evidence order), one column per FEATURES name.
 
-    ``namesakes``: what ``namesakes()`` counts for them.
+    ``counts``: what ``census()`` counts for them; ``path``: the edited file's.
     """
     recent = set(plain_names("\n".join(code.split("\n")[-RECENT_LINES:])))
     recent_words = {word for name in recent for word in split_identifier(name)}
@@ -82,16 +93,32 @@ def features(
             float("." in row.qualname),
             math.log1p(len(cand.members)),
             float(is_test_code(row.path, row.language)),
-            math.log(max(namesakes.get(row.name, 1), 1)),
+            math.log(max(counts.namesakes.get(row.name, 1), 1)),
             len(words & recent_words) / max(len(words), 1),
             float(row.name in recent),
             float(cand.held),
+            math.log1p(counts.uses.get(row.name, 0)),
+            _folder_share(row.path, path),
+            float(cand.named),
         ])
     return np.array(rows, dtype=np.float64).reshape(len(ranked), len(FEATURES))
 
 
-def rerank(ranked: list[Candidate], code: str, namesakes: dict[str, int]) -> list[Candidate]:
+def _folder_share(path: str, edited: str | None) -> float:
+    """The share of the edited file's folders, from the top, that hold ``path`` too."""
+    if edited is None:
+        return 0.0
+    mine = [part for part in posixpath.dirname(edited).split("/") if part]
+    theirs = posixpath.dirname(path).split("/")
+    if not mine:
+        return float(not posixpath.dirname(path))
+    same = itertools.takewhile(lambda pair: pair[0] == pair[1], zip(mine, theirs, strict=False))
+    return sum(1 for _ in same) / len(mine)
+
+
+def rerank(ranked: list[Candidate], code: str, counts: Census,
+           path: str | None = None) -> list[Candidate]:
     """``ranked`` in the fitted model's order (ties keep the evidence order)."""
     weights = np.array([WEIGHTS[name] for name in FEATURES])
-    scores = features(ranked, code, namesakes) @ weights  # (n,)
+    scores = features(ranked, code, counts, path) @ weights  # (n,)
     return [ranked[i] for i in np.argsort(-scores, kind="stable")]

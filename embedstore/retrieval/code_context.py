@@ -44,6 +44,7 @@ from typing import Literal
 from embedstore.chunking.grammars import GRAMMARS
 from embedstore.chunking.projects import PROJECT_FILES, Project, read_project
 from embedstore.chunking.symbols import (
+    ANY_VALUE,
     ImportRef,
     extract_symbols,
     glob_binds_imports,
@@ -72,7 +73,7 @@ from embedstore.languages import (
     tested_file_name,
 )
 from embedstore.lexical import plain_names, split_identifier
-from embedstore.retrieval.candidate_ranker import Candidate, namesakes, rerank
+from embedstore.retrieval.candidate_ranker import Candidate, census, rerank
 from embedstore.retrieval.context import (
     ContextBlock,
     RagContext,
@@ -192,7 +193,7 @@ def context_for_code(
         raise UserInputError(f"code is longer than {MAX_CODE_CHARS} characters")
     ranked = ranked_candidates(collection, code, code_after=code_after, path=path,
                                filters=filters, similar=similar)
-    ranked = rerank(ranked, code, namesakes(collection.conn, ranked))
+    ranked = rerank(ranked, code, census(collection.conn, ranked), path)
     # Lines' token counts are kept between answers for the tokenizers known by name.
     if isinstance(tokenizer, str):
         count, costs = load_tokenizer(tokenizer), _token_costs(collection, tokenizer)
@@ -852,6 +853,7 @@ def _add_receivers(
         return
     rows = [r for r in symbol_table.definitions_named(collection.conn, sorted(held))
             if r.kind in _HAS_MEMBERS]
+    calls = _method_calls(collection)
     for name in held:
         of_name = [r for r in rows if r.name == name]
         # A class name several files define: the one the code imports, else the edited
@@ -873,7 +875,7 @@ def _add_receivers(
                              if can_call(_header_text(collection, m), borrows[name], owner)]
             ordered = sorted(reachable, key=lambda m: (
                 -max(used.get(m.name, 0.0), attribute_near.get(m.name, 0.0)),
-                m.name.startswith("_")))
+                -calls.get(m.name, 0), m.name.startswith("_")))
             beside = _neighbours(cls.members, used)
             for order, member in enumerate(ordered):
                 it = candidates.setdefault((member.path, member.start_line), Candidate(member))
@@ -1320,6 +1322,14 @@ def _cached(collection: Collection, kind: str, make: Callable[[], object]) -> ob
     if kind not in values:
         values[kind] = make()
     return values[kind]
+
+
+def _method_calls(collection: Collection) -> dict[str, int]:
+    """Method name -> how often the collection's files call `.name(` on any value."""
+    got = _cached(collection, "method calls",
+                  lambda: symbol_table.member_uses(collection.conn, [ANY_VALUE]))
+    assert isinstance(got, dict)
+    return got
 
 
 def _paths(collection: Collection) -> frozenset[str]:

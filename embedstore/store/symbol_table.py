@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # 13: a parse gives up later (a large file lost its symbols on a busy machine).
 # 14: a Rust `mod` with a `#[path]` attribute imports the file it names.
 # 15: Go's and Rust's blank identifier `_` is no definition.
-SYMBOLS_VERSION = "15"
+# 16: member uses count `.member(` calls through any value.
+SYMBOLS_VERSION = "16"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -60,6 +61,7 @@ CREATE TABLE IF NOT EXISTS member_uses (
 );
 CREATE INDEX IF NOT EXISTS member_uses_head ON member_uses(head);
 CREATE INDEX IF NOT EXISTS member_uses_file ON member_uses(file_id);
+CREATE INDEX IF NOT EXISTS member_uses_member ON member_uses(member);
 """
 
 
@@ -175,6 +177,17 @@ def member_uses(conn: sqlite3.Connection, heads: Sequence[str]) -> dict[str, int
     for member, uses in rows:
         found[member] = max(found.get(member, 0), int(uses))
     return found
+
+
+def uses_of(conn: sqlite3.Connection, names: Sequence[str]) -> dict[str, int]:
+    """How often the collection's files reach each of ``names`` as a member, through any
+    head (``events.sleep``, ``x.len()``; absent: never)."""
+    if not names:
+        return {}
+    marks = ",".join("?" * len(names))
+    return dict(conn.execute(
+        f"SELECT member, SUM(uses) FROM member_uses WHERE member IN ({marks}) GROUP BY member",
+        list(names)).fetchall())
 
 
 def paths(conn: sqlite3.Connection) -> list[str]:

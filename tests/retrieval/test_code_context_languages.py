@@ -210,6 +210,26 @@ def test_a_call_through_a_held_value_speaks_for_its_own_types_member_alone(
     assert text.count("pub fn hour(&self) -> u32 {") == 1
 
 
+def test_of_a_held_values_methods_those_the_collection_calls_most_come_first(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # chrono's NaiveDate: sixty methods in source order; `d.year()` is what code calls.
+    methods = "".join(f"    pub fn field_{i}(&self) -> u32 {{\n        0\n    }}\n\n"
+                      for i in range(20))
+    callers = {f"src/use{i}.rs": f"pub fn f{i}(d: &crate::date::Date) -> u32 {{\n"
+                                 "    d.year_of_era()\n}\n" for i in range(5)}
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod date;\n" + "".join(f"pub mod use{i};\n" for i in range(5)),
+        "src/date.rs": "pub struct Date {\n    n: u32,\n}\n\nimpl Date {\n" + methods
+                       + "    pub fn year_of_era(&self) -> u32 {\n        0\n    }\n}\n",
+        **callers,
+    })
+    code = "use crate::date::Date;\n\npub fn show(d: &Date) -> u32 {\n    "
+    text = context(collection, code, "src/show.rs", max_tokens=60)
+    assert "pub fn year_of_era(&self) -> u32 {" in text
+
+
 def test_a_crates_examples_use_it_by_name_past_its_example_tables(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
