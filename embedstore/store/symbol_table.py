@@ -125,12 +125,16 @@ def definitions_named(conn: sqlite3.Connection, names: Sequence[str]) -> list[De
 
 def name_counts(conn: sqlite3.Connection, names: Sequence[str]) -> dict[str, int]:
     """How many definitions of the collection bear each of ``names`` (absent: none)."""
+    return _counts(conn, "SELECT name, count(*) FROM definitions WHERE name IN ({marks}) "
+                   "GROUP BY name", names)
+
+
+def _counts(conn: sqlite3.Connection, query: str, names: Sequence[str]) -> dict[str, int]:
+    """name -> count, of ``query`` run for ``names`` (its `{marks}` their placeholders)."""
     if not names:
         return {}
     marks = ",".join("?" * len(names))
-    return dict(conn.execute(
-        f"SELECT name, count(*) FROM definitions WHERE name IN ({marks}) GROUP BY name",
-        list(names)).fetchall())
+    return dict(conn.execute(query.format(marks=marks), list(names)).fetchall())
 
 
 def _definitions_where(
@@ -182,12 +186,8 @@ def member_uses(conn: sqlite3.Connection, heads: Sequence[str]) -> dict[str, int
 def uses_of(conn: sqlite3.Connection, names: Sequence[str]) -> dict[str, int]:
     """How often the collection's files reach each of ``names`` as a member, through any
     head (``events.sleep``, ``x.len()``; absent: never)."""
-    if not names:
-        return {}
-    marks = ",".join("?" * len(names))
-    return dict(conn.execute(
-        f"SELECT member, SUM(uses) FROM member_uses WHERE member IN ({marks}) GROUP BY member",
-        list(names)).fetchall())
+    return _counts(conn, "SELECT member, SUM(uses) FROM member_uses WHERE member IN ({marks}) "
+                   "GROUP BY member", names)
 
 
 def paths(conn: sqlite3.Connection) -> list[str]:
