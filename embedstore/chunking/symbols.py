@@ -87,7 +87,8 @@ class ImportRef:
 class FileSymbols:
     definitions: list[Definition]
     imports: list[ImportRef]
-    # (imported name, member) -> uses: `events.sleep(` twice gives ("events", "sleep"): 2.
+    # (imported name, member) -> uses: `events.sleep(` twice gives ("events", "sleep"): 2;
+    # (ANY_VALUE, member): `.member(` calls through any value.
     member_uses: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
