@@ -9,7 +9,7 @@ import pytest
 from embedstore.chunking.symbols import extract_symbols
 from embedstore.errors import UserInputError
 from embedstore.ingest.indexer import IndexOptions, index_folder
-from embedstore.retrieval import code_context
+from embedstore.retrieval import code_context, collection_view
 from embedstore.retrieval.code_context import context_for_code, nearness
 from embedstore.retrieval.context import RagContext
 from embedstore.retrieval.filters import SearchFilters
@@ -228,11 +228,11 @@ def test_answers_do_not_depend_on_how_many_files_are_kept_read(
     """File texts are kept in a bounded cache; one that keeps a single file (evicting on
     every read of another) gives the same answer."""
     wide = context_for_code(collection, MAIN, path="app/main.py", max_tokens=2000)
-    monkeypatch.setattr(code_context, "MAX_CACHED_FILES", 1)
-    code_context._CACHE.clear()
+    monkeypatch.setattr(collection_view, "MAX_CACHED_FILES", 1)
+    collection_view._CACHE.clear()
     narrow = context_for_code(collection, MAIN, path="app/main.py", max_tokens=2000)
     assert narrow.text == wide.text and read_lines(narrow) == read_lines(wide)
-    assert len(code_context._CACHE[collection][1]["lines"]) == 1  # type: ignore[arg-type]
+    assert len(collection_view._CACHE[collection][1]["lines"]) == 1  # type: ignore[arg-type]
 
 
 def test_a_class_outline_lists_its_own_members_not_a_namesakes(
