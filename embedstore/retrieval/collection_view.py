@@ -46,6 +46,7 @@ def refresh(collection: Collection) -> None:
 
 
 def cached(collection: Collection, kind: str, make: Callable[[], object]) -> object:
+    """What ``make`` gives, made once per ``kind`` while the collection stays unchanged."""
     if collection not in _CACHE:
         refresh(collection)
     values = _CACHE[collection][1]
@@ -76,6 +77,7 @@ def all_paths(collection: Collection) -> frozenset[str]:
 
 
 def main_language(collection: Collection) -> str:
+    """The language most of the collection's files are in: that of code given no path."""
     def most_common() -> str:
         row = collection.conn.execute(
             "SELECT language FROM files GROUP BY language ORDER BY COUNT(*) DESC LIMIT 1"
