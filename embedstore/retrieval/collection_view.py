@@ -103,7 +103,7 @@ def project_of(collection: Collection) -> Project:
         paths = all_paths(collection)
 
         def text(path: str) -> str | None:  # a config's `extends` may name any file
-            return "\n".join(in_order(file_lines(collection, path))) if path in paths else None
+            return file_text(collection, path) if path in paths else None
 
         root = collection.manifest.source_root
         files = {path: text(path) or "" for path in paths
@@ -132,20 +132,22 @@ def folders_of(collection: Collection) -> dict[str, list[str]]:
 
 
 def file_lines(collection: Collection, path: str) -> dict[int, str]:
+    """The file's indexed lines by number (1-based)."""
     got = of_file(collection, "lines", path, symbol_table.file_lines)
     assert isinstance(got, dict)
     return got
 
 
 def in_order(lines: dict[int, str]) -> Iterator[str]:
+    """A file's lines (``file_lines``) in line order."""
     return (lines[n] for n in sorted(lines))
 
 
 def file_text(collection: Collection, path: str) -> str:
     """A file's indexed lines in order as one text, one string per file while it is cached
     (its units come from the store in no set order)."""
-    got = of_file(collection, "file texts", path, lambda conn, file: "\n".join(
-        line for _, line in sorted(file_lines(collection, file).items())))
+    got = of_file(collection, "file texts", path,
+                  lambda conn, file: "\n".join(in_order(file_lines(collection, file))))
     assert isinstance(got, str)
     return got
 
