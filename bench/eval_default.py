@@ -9,7 +9,8 @@
 lexical and the whole-definition dense baseline) with the model SPEC (default: the
 shipped default) of the 12 Python validation packages (`python
 ../shared/eval/fetch_repos.py DIR`, --validation), of each language's validation-multi
-repositories pooled (bench/eval_languages.py's groups) and of the held-out fifth of the
+repositories pooled (bench/eval_languages.py's groups), of Java's check set (`java`:
+bench/fetch_java.py's two Android code bases, --java) and of the held-out fifth of the
 standard library's files (`stdlib`, the set a search change is tuned on); each
 query's rank goes to bench/work/default-eval/LABEL/<group>.jsonl. `--work DIR` keeps the
 stripped copies and their collections there, so that a second run encodes only what it
@@ -51,27 +52,28 @@ WORK = BENCH / "work" / "default-eval"
 MODES = ("hybrid", "dense", "lexical")
 # The simple baseline row: dense over whole definitions (embedstore.evaluation.baseline).
 REPORTED = (*MODES, BASELINE)
-GROUPS = ("python", "typescript", "go", "rust", "stdlib")
+GROUPS = ("python", "typescript", "go", "rust", "java", "stdlib")
 
 
-def repositories(group: str, validation: Path) -> list[Path]:
-    """Python: all the validation packages; stdlib: its held-out files; another language:
-    its validation-multi ones."""
-    if group == "python":
-        return sorted(p for p in validation.iterdir() if p.is_dir())
+def repositories(group: str, validation: Path, java: Path) -> list[Path]:
+    """Python: all the validation packages; Java: its check set; stdlib: its held-out
+    files; another language: its validation-multi ones."""
+    if group in ("python", "java"):
+        folder = validation if group == "python" else java
+        return sorted(p for p in folder.iterdir() if p.is_dir())
     if group == "stdlib":
         return [stdlib_held_out(BENCH / "work" / "stdlib-held", BENCH / "work" / "Lib")]
     return LANGUAGE_GROUPS[group]
 
 
-def score(label: str, model: str, groups: Sequence[str], validation: Path,
+def score(label: str, model: str, groups: Sequence[str], validation: Path, java: Path,
           work: Path | None) -> None:
     spec = canonical_spec(model)
     (WORK / label).mkdir(parents=True, exist_ok=True)
     (WORK / label / "model.txt").write_text(spec + "\n")
     for group in groups:
         began = time.perf_counter()
-        run_eval(repositories(group, validation), encoder=spec, modes=MODES,
+        run_eval(repositories(group, validation, java), encoder=spec, modes=MODES,
                  index_kinds=("flat",), strict=True, baseline=True,
                  per_query=WORK / label / f"{group}.jsonl", work=work)
         print(f"{label} {group}: {time.perf_counter() - began:.0f} s", flush=True)
@@ -188,7 +190,8 @@ def report(before: str, after: str, speed: bool) -> None:
         "index, 2-core CPU shared with other jobs. MRR@10 in points over the queries both "
         "runs asked; Δ = after - before with a paired bootstrap 95% CI. Python: the 12 "
         "validation packages pooled; TypeScript, Go, Rust: each language's 4 validation-multi "
-        "repositories pooled.",
+        "repositories pooled; Java: its check set's 2 code bases (bench/fetch_java.py), "
+        "never trained or tuned on.",
         "",
         f"Before: `{models[0]}`. After: `{models[1]}`.",
         "",
@@ -228,6 +231,8 @@ def main() -> None:
     scoring.add_argument("--model", default=DEFAULT_ENCODER)
     scoring.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS))
     scoring.add_argument("--validation", type=Path, default=Path("/work/data/val"))
+    scoring.add_argument("--java", type=Path, default=Path("/work/data/java"),
+                         help="bench/fetch_java.py's folder")
     scoring.add_argument("--work", type=Path, help="keep collections here between runs")
     reporting = sub.add_parser("report")
     reporting.add_argument("before")
@@ -240,7 +245,7 @@ def main() -> None:
     comparing.add_argument("--note", default="", help="a paragraph on how the runs were made")
     args = parser.parse_args()
     if args.command == "score":
-        score(args.label, args.model, args.groups, args.validation, args.work)
+        score(args.label, args.model, args.groups, args.validation, args.java, args.work)
     elif args.command == "compare":
         compare(args.before, args.after, args.out, args.note)
     else:
