@@ -16,7 +16,11 @@ defined in other files. Candidates come from these signals, each measured in
 4. how the collection uses a module: of a module imported whole, the members
    other files reach through it most (``events.get_running_loop``) come first;
 5. the function open at the cursor (``enclosing.py``): what returns what it returns,
-   and what is named like it, come earlier.
+   and what is named like it, come earlier;
+6. classes: a class the code names, or one a name of the code holds (``receivers.py``),
+   brings its members, those the code calls through that name first (``held_members.py``).
+
+What each piece of evidence weighs is in ``evidence_weights.py``.
 
 A linear model fitted on the tuning sets (``candidate_ranker.py``) then orders the best 150
 by that evidence and by what each candidate is (a method or a free function, test code, a
@@ -34,7 +38,7 @@ import itertools
 import math
 import posixpath
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from embedstore.chunking.grammars import GRAMMARS
@@ -49,10 +53,8 @@ from embedstore.chunking.types import TokenCounter
 from embedstore.errors import UserInputError
 from embedstore.languages import (
     Declared,
-    callable_through,
     detect_language,
     in_test_item,
-    is_private_member,
     is_test_code,
     reachable_from,
     tested_file_name,
@@ -70,7 +72,6 @@ from embedstore.retrieval.collection_view import (
     header_text,
     in_order,
     main_language,
-    method_calls,
     naming_line,
     of_file,
     owner_header,
@@ -82,18 +83,37 @@ from embedstore.retrieval.context import (
     encoder_prompt_counter,
 )
 from embedstore.retrieval.enclosing import enclosing_function, returned_types
+from embedstore.retrieval.evidence_weights import (
+    CO_USED,
+    EXPECTED,
+    IMPORTED,
+    MODULE_SHARE,
+    NAMESAKE,
+    NOT_YET_USED,
+    REPO_USES,
+    SIBLING,
+    SIBLING_USES,
+    SIMILAR,
+    TESTED,
+    UNIQUE_NAME,
+    USED_NEAR,
+)
 from embedstore.retrieval.filters import SearchFilters
+from embedstore.retrieval.held_members import (
+    add_members,
+    add_receivers,
+    attributes_near,
+    neighbours,
+)
 from embedstore.retrieval.module_bindings import (
-    HAS_MEMBERS,
     bindings,
     follow,
-    member_files,
     module_stem,
     modules_passed_on,
     passed_on_by_name,
 )
 from embedstore.retrieval.outline_packing import MAX_OUTLINED, pack
-from embedstore.retrieval.receivers import Receiver, receivers, returned_type
+from embedstore.retrieval.receivers import receivers
 from embedstore.retrieval.search import allowed_file_ids, lexical_hits
 from embedstore.retrieval.tokenizers import load_tokenizer
 from embedstore.store import db, symbol_table
@@ -102,52 +122,17 @@ from embedstore.store.symbol_table import DefinitionRow
 
 # Nearness: a use this many lines above the cursor counts half as much as one on the line above.
 HALF_LIFE_LINES = 8.0
-# Score parts of a definition the code imports by name (see _structural).
-IMPORTED = 1.0
-USED_NEAR = 2.0
-NOT_YET_USED = 1.5
-# A definition of a module the code imports whole weighs this share of an imported name.
-MODULE_SHARE = 0.5
-# A module's definition weighs up to this much more the more the collection's files reach
-# it through the module (log of its uses over log of the most used member's).
-REPO_USES = 1.0
-# A name the collection defines once, used in the code but not imported (any language).
-UNIQUE_NAME = 0.5
-# A top-level definition of another file of the edited file's package (Go), not yet used.
-SIBLING = 0.25
-# ... of the file a test file is named after.
-TESTED = 1.0
-# A sibling's definition weighs up to this much more the more the package's files use its
-# name (log of its uses over log of the most used one's): of a package's hundreds of
-# functions, those its files call most are the likely next call, as REPO_USES has it for
-# a module's members.
-SIBLING_USES = 0.5
-# Members of a class the code refers to: what the next `obj.method(` may call.
-MEMBER_SHARE = 0.5
-# The first member of a class a name used near the cursor holds (`x = Cls()`, `x: Cls`).
-RECEIVER = 2.0
-# A function that returns what the function at the cursor returns, all its type names.
-EXPECTED = 0.5
-# A function named as the function at the cursor, all the words of its name.
-NAMESAKE = 0.5
-# A member defined beside one the code calls through a name holding its class: a class
-# keeps related members together (clap's `is_*_set` getters, a builder's setters), and
-# code that calls one goes on to its neighbours. It weighs as that call's nearness would
-# (USED_NEAR), halving every NEIGHBOUR_HALF_LIFE members away in source order.
-NEIGHBOUR_HALF_LIFE = 2.0
-# Similar code (RepoCoder): the last lines as a query; its hits' scores by rank.
+# Similar code (RepoCoder): the last lines as a query (evidence_weights.SIMILAR weighs its
+# hits by rank).
 SIMILAR_WINDOW_LINES = 10
 # ... and at most this many of their last characters: a query's cost grows with its length,
 # and ten lines of real code are far shorter (one line of 200k `f(` took 0.85 s to split).
 SIMILAR_WINDOW_CHARS = 2000
 SIMILAR_HITS = 20
-SIMILAR = 1.0
 # Below this BM25 a hit shares only words that at least half the units hold (SQLite's BM25
 # weighs such a word 1e-6): it is not like the code, and ranking it would only rank its
 # neighbours in the file.
 SIMILAR_MIN_BM25 = 1e-3
-# A candidate that the similar code uses: what code like this calls.
-CO_USED = 1.0
 MAX_CODE_CHARS = 1_000_000
 
 
@@ -314,7 +299,8 @@ def _structural(
         # Of a module's hundreds of definitions, those the collection reaches through it
         # most (`events.get_running_loop`, `from . import events` elsewhere) come first.
         # As in a class, the definitions beside those the code reaches through `m.` come
-        # next (_neighbours); not a glob's, whose bare names say less (the JDK: -0.8 at 512).
+        # next (held_members.neighbours); not a glob's, whose bare names say less (the
+        # JDK: -0.8 at 512).
         uses = symbol_table.member_uses(conn, sorted({alias, *map(module_stem, modules)}))
         most = math.log1p(max(uses.values(), default=0))
         rows = [row for row in definitions_in(collection, modules)
@@ -326,7 +312,7 @@ def _structural(
             rows += passed_on_by_name(collection, modules, language, paths)
         reached = {row.name: near.get(row.name if glob else f"{alias}.{row.name}", 0.0)
                    for row in rows}
-        beside = _neighbours(rows, {} if glob else {n: w for n, w in reached.items() if w})
+        beside = neighbours(rows, {} if glob else {n: w for n, w in reached.items() if w})
         for row in rows:
             popular = math.log1p(uses.get(row.name, 0)) / most if most else 0.0
             add(row, MODULE_SHARE * base + USED_NEAR * (reached[row.name] + beside[id(row)])
@@ -410,9 +396,9 @@ def _structural(
                if ref.name not in (None, "*", "default") and ref.alias != ref.name}
     holders = {name: replace(found, source=renamed.get(found.source, found.source))
                for name, found in receivers(code, language).items()}
-    attribute_near = _attribute_near(near, holders)
-    _add_members(collection, candidates, attribute_near)
-    _add_receivers(collection, holders, path, language, candidates, near, attribute_near)
+    attribute_near = attributes_near(near, holders)
+    add_members(collection, candidates, attribute_near)
+    add_receivers(collection, holders, path, language, candidates, near, attribute_near)
     if enclosing is not None:
         _add_expected(collection, enclosing.returns, candidates)
         _add_namesakes(enclosing.name, candidates)
@@ -515,173 +501,6 @@ def _names_used(lines: dict[int, str], definitions: list[DefinitionRow]) -> Coun
     heads = {row.start_line for row in definitions}
     text = "\n".join(line for n, line in sorted(lines.items()) if n not in heads)
     return Counter(name for name, _ in identifiers(text) if "." not in name)
-
-
-def _add_members(
-    collection: Collection, candidates: dict[tuple[str, int], Candidate],
-    attribute_near: Mapping[str, float],
-) -> None:
-    """A class candidate's outline lists its members' signatures, which score on their own;
-    ``attribute_near`` are the code's uses of attributes of values of no known class."""
-    classes = [c for c in candidates.values() if c.row.kind in HAS_MEMBERS]
-    if not classes:
-        return
-    scopes = {id(c): member_files(collection, c.row) for c in classes}
-    # Members by (file, class): a class of the same name in another scope has its own.
-    members_of: dict[tuple[str, str], list[DefinitionRow]] = {}
-    for row in definitions_in(collection, {p for files in scopes.values() for p in files}):
-        owner, dot, _ = row.qualname.rpartition(".")
-        if dot and not _private(collection, row):
-            members_of.setdefault((row.path, owner), []).append(row)
-    for cls in classes:
-        members = [m for path in scopes[id(cls)]
-                   for m in members_of.get((path, cls.row.qualname), [])]
-        # What the collection reaches through the class's name (`Error::new`, `Bridge.TAG`),
-        # as it does a module's members.
-        uses = symbol_table.member_uses(collection.conn, [cls.row.name])
-        most = math.log1p(max(uses.values(), default=0))
-        popular = {m.name: math.log1p(uses.get(m.name, 0)) / most if most else 0.0
-                   for m in members}
-        # An outline cut short keeps what a caller needs first: the members used near the
-        # cursor, those the collection uses most, the constructor, the public ones, then
-        # the rest, each in source order.
-        cls.members = sorted(members, key=lambda m: (
-            -attribute_near.get(m.name, 0.0), -popular[m.name], m.name != "__init__",
-            m.name.startswith("_")))
-        for member in cls.members:
-            used = attribute_near.get(member.name, 0.0)
-            score = cls.score * MEMBER_SHARE + USED_NEAR * used + REPO_USES * popular[member.name]
-            found = candidates.setdefault((member.path, member.start_line), Candidate(member))
-            found.score = max(found.score, score)
-
-
-def _private(collection: Collection, member: DefinitionRow) -> bool:
-    """A member only its own class reaches (`private x: Foo`): code elsewhere never uses it."""
-    return is_private_member(member.name, header_text(collection, member), member.language)
-
-
-def _attribute_near(near: dict[str, float], holders: Mapping[str, Receiver]) -> dict[str, float]:
-    """`obj.method` near the cursor: the nearest use of each attribute name, except those
-    through a name whose class the code shows (``holders``)."""
-    found: dict[str, float] = {}
-    for name, weight in near.items():
-        if "." in name:
-            receiver, _, last = name.rpartition(".")
-            if receiver not in holders:
-                found[last] = max(found.get(last, 0.0), weight)
-    return found
-
-
-def _add_receivers(
-    collection: Collection, holders: Mapping[str, Receiver], path: str | None, language: str,
-    candidates: dict[tuple[str, int], Candidate], near: dict[str, float],
-    attribute_near: Mapping[str, float],
-) -> None:
-    """The members of the classes the names used near the cursor hold (receivers.py): what
-    the next `x.` calls, those the code calls through that name or through a name of no
-    known class (`self.environment.parse`) first, then public ones in source order,
-    each after the first weighing less, so that one class cannot crowd out the rest; and
-    those beside the members the code calls through that name (_neighbours). Only those
-    the value can call as its name holds it (a Rust `&T`: `&self` methods; callable_through)."""
-    held: dict[str, float] = {}  # class name -> how near its holder is used
-    borrows: dict[str, str] = {}  # class name -> how its holders hold it, the freest
-    # The code's chains by each of their heads (`a`, `a.b` for `a.b.c`): one pass over the
-    # code's names, not one per holder (a suffix of 2,000 lines has thousands of names).
-    chains: dict[str, list[tuple[str, float]]] = {}
-    for chain, weight in near.items():
-        head = ""
-        for part in chain.split("."):
-            head = f"{head}.{part}" if head else part
-            if head in holders:
-                chains.setdefault(head, []).append((chain, weight))
-    called: dict[str, dict[str, float]] = {}  # class name -> member -> nearest call through it
-    for name, found in holders.items():
-        use, through = _reached_through(chains.get(name, []), name)
-        for made in _classes_made_by(collection, found, language):
-            held[made] = max(held.get(made, 0.0), use)
-            borrows[made] = min(borrows.get(made, found.borrow), found.borrow, key=_FREEDOM.index)
-            merged = called.setdefault(made, {})
-            for attribute, weight in through.items():
-                merged[attribute] = max(merged.get(attribute, 0.0), weight)
-    if not held:
-        return
-    rows = [r for r in symbol_table.definitions_named(collection.conn, sorted(held))
-            if r.kind in HAS_MEMBERS]
-    calls = method_calls(collection)
-    for name in held:
-        of_name = [r for r in rows if r.name == name]
-        # A class name several files define: the one the code imports, else the edited
-        # file's own (Rust's `self`), else none.
-        if len(of_name) > 1:
-            of_name = sorted((r for r in of_name
-                              if (r.path, r.start_line) in candidates or r.path == path),
-                             key=lambda r: r.path == path)[:1]
-        for row in of_name:
-            cls = candidates.setdefault((row.path, row.start_line), Candidate(row))
-            used = called[name]
-            if not cls.members:
-                _add_members(collection, {(row.path, row.start_line): cls}, used)
-            # The edited file's members are in the prompt already: they take no place.
-            reachable = [m for m in cls.members if m.path != path]
-            if (can_call := callable_through(row.language)) is not None:
-                owner = header_text(collection, row)
-                reachable = [m for m in reachable
-                             if can_call(header_text(collection, m), borrows[name], owner)]
-            ordered = sorted(reachable, key=lambda m: (
-                -max(used.get(m.name, 0.0), attribute_near.get(m.name, 0.0)),
-                -calls.get(m.name, 0), m.name.startswith("_")))
-            beside = _neighbours(cls.members, used)
-            for order, member in enumerate(ordered):
-                it = candidates.setdefault((member.path, member.start_line), Candidate(member))
-                it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1)
-                               + USED_NEAR * used.get(member.name, 0.0),
-                               it.score + USED_NEAR * beside[id(member)])
-                it.held = True
-
-
-# How a name may hold a value, freest first (Rust: owned, `&mut`, `&`).
-_FREEDOM = ("", "&mut", "&")
-
-
-def _reached_through(
-    chains: Iterable[tuple[str, float]], name: str
-) -> tuple[float, dict[str, float]]:
-    """How near the cursor ``name`` is used, and each attribute the code reaches through
-    it (`cmd.get_name()`: get_name) with its nearest use, of the code's ``chains`` that
-    start with ``name``."""
-    use = 0.0
-    through: dict[str, float] = {}
-    prefix = name + "."
-    for chain, weight in chains:
-        use = max(use, weight)
-        if chain != name:
-            attribute = chain[len(prefix):].split(".", 1)[0]
-            through[attribute] = max(through.get(attribute, 0.0), weight)
-    return use, through
-
-
-def _neighbours(members: list[DefinitionRow], used: Mapping[str, float]) -> dict[int, float]:
-    """id(member) -> the nearness of the uses of the members beside it in its class's source
-    order, halving every NEIGHBOUR_HALF_LIFE members away (a used member counts by its own
-    use, not here)."""
-    in_source = sorted(members, key=lambda m: (m.path, m.start_line))
-    uses = [(place, used[m.name]) for place, m in enumerate(in_source) if m.name in used]
-    return {id(member): 0.0 if member.name in used else max(
-        (weight * 0.5 ** ((abs(place - at) - 1) / NEIGHBOUR_HALF_LIFE) for at, weight in uses),
-        default=0.0) for place, member in enumerate(in_source)}
-
-
-def _classes_made_by(collection: Collection, found: Receiver, language: str) -> list[str]:
-    """The class ``found``'s source names, or that a function of that name returns."""
-    name = found.source.rsplit(".", 1)[-1]
-    if not found.called:
-        return [name]
-    rows = symbol_table.definitions_named(collection.conn, [name])
-    if any(r.kind in HAS_MEMBERS for r in rows):
-        return [name]
-    made = [returned_type(header_text(collection, r), language)
-            for r in rows if r.kind in ("function", "method")]
-    return list(dict.fromkeys(m.rsplit(".", 1)[-1] for m in made if m))
 
 
 def _add_similar(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from embedstore.retrieval import code_context
+from embedstore.retrieval import code_context, held_members
 from embedstore.retrieval.receivers import Receiver, receivers, returned_type
 from tests.chunking.test_symbols_pathological import PATHOLOGICAL as EXTRACTOR_PROBES
 from tests.fakes import FakeEncoder
@@ -363,10 +363,10 @@ def test_a_rust_constructor_call_names_its_type_not_the_shared_new(
 ) -> None:
     collection = rust_crate(tmp_path)  # Point::new and Square::new both return Self
     found = receivers("fn main() {\n    let p = Point::new(1, 2);\n", "rust")["p"]
-    assert code_context._classes_made_by(collection, found, "rust") == ["Point"]
+    assert held_members._classes_made_by(collection, found, "rust") == ["Point"]
     # As `Point.new`, the caller would look up every `new`: each returns Self, which says nothing.
     by_function = Receiver("p", "Point.new", True, 2)
-    assert code_context._classes_made_by(collection, by_function, "rust") == []
+    assert held_members._classes_made_by(collection, by_function, "rust") == []
 
 
 # clap's shape: a builder whose setters take the value whole and return it, then its getters.
