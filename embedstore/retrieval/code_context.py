@@ -38,7 +38,7 @@ import itertools
 import math
 import posixpath
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from embedstore.chunking.grammars import GRAMMARS
@@ -113,7 +113,7 @@ from embedstore.retrieval.module_bindings import (
     passed_on_by_name,
 )
 from embedstore.retrieval.outline_packing import MAX_OUTLINED, pack
-from embedstore.retrieval.receivers import receivers
+from embedstore.retrieval.receivers import Receiver, receivers
 from embedstore.retrieval.search import allowed_file_ids, lexical_hits
 from embedstore.retrieval.tokenizers import load_tokenizer
 from embedstore.store import db, symbol_table
@@ -269,6 +269,33 @@ def _nearest(uses: Iterable[tuple[str, int]], skip_lines: set[int],
     return near
 
 
+def _since_bindings(
+    code: str, near: Mapping[str, float], below: Mapping[str, float],
+    holders: Mapping[str, Receiver],
+) -> tuple[dict[str, float], set[str]]:
+    """``near``, where a chain through a held variable (`t.minute`) is used above only before
+    the variable's binding, at least as near as its use below the cursor; and the chains
+    the code uses only so. Such a use is another variable's of the same name (the `t` of
+    a function further up, often of the same class): it says what the file calls through
+    such names, but must neither hide what the code after the cursor calls through this
+    one, nor count as a call this variable has made (held_members.add_receivers). A
+    method's own receiver (Rust's `self`, Go's `func (s *Server)`) is of one class in every
+    method: its calls in the other methods count as its own."""
+    cursor = code.count("\n") + 1
+    bound = {name: 0.5 ** ((cursor - found.line) / HALF_LIFE_LINES)
+             for name, found in holders.items() if "." not in name}
+    scoped = dict(near)
+    earlier: set[str] = set()
+    for chain, weight in near.items():
+        head, dot, _ = chain.partition(".")
+        if dot and head in bound and weight < bound[head]:
+            if below.get(chain, 0.0) > weight:
+                scoped[chain] = below[chain]
+            elif not holders[head].own:
+                earlier.add(chain)
+    return scoped, earlier
+
+
 def _structural(
     collection: Collection, code: str, code_after: str, path: str | None, language: str
 ) -> dict[tuple[str, int], Candidate]:
@@ -281,7 +308,8 @@ def _structural(
     imports = [ref for ref in own.imports if ref.line <= lines_above]
     # Given the code after the cursor (fill-in-the-middle), a name used there and not above
     # may be the one the cursor is about to use first; one used above keeps that use's weight.
-    near = {**nearness_below(code, code_after, binding), **nearness(code, binding)}
+    below = nearness_below(code, code_after, binding)
+    near = {**below, **nearness(code, binding)}
     paths = all_paths(collection)
     candidates: dict[tuple[str, int], Candidate] = {}
 
@@ -398,7 +426,8 @@ def _structural(
                for name, found in receivers(code, language).items()}
     attribute_near = attributes_near(near, holders)
     add_members(collection, candidates, attribute_near)
-    add_receivers(collection, holders, path, language, candidates, near, attribute_near)
+    add_receivers(collection, holders, path, language, candidates,
+                  *_since_bindings(code, near, below, holders), attribute_near)
     if enclosing is not None:
         _add_expected(collection, enclosing.returns, candidates)
         _add_namesakes(enclosing.name, candidates)

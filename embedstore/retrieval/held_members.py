@@ -10,7 +10,7 @@ out the other candidates.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 
 from embedstore.languages import callable_through, is_private_member
 from embedstore.retrieval.candidate_ranker import Candidate
@@ -86,15 +86,17 @@ def attributes_near(near: dict[str, float], holders: Mapping[str, Receiver]) -> 
 
 def add_receivers(
     collection: Collection, holders: Mapping[str, Receiver], path: str | None, language: str,
-    candidates: dict[tuple[str, int], Candidate], near: dict[str, float],
-    attribute_near: Mapping[str, float],
+    candidates: dict[tuple[str, int], Candidate], near: Mapping[str, float],
+    earlier: set[str], attribute_near: Mapping[str, float],
 ) -> None:
     """The members of the classes the names used near the cursor hold (receivers.py): what
     the next `x.` calls, those the code calls through that name or through a name of no
     known class (`self.environment.parse`) first, then public ones in source order,
     each after the first weighing less, so that one class cannot crowd out the rest; and
-    those beside the members the code calls through that name (neighbours). Only those
-    the value can call as its name holds it (a Rust `&T`: `&self` methods; callable_through)."""
+    those beside the members the code calls through that name (neighbours). A call of
+    ``earlier``, through another variable of the same name, orders its member as a call
+    does, but leaves it its neighbours' share. Only those the value can call as its name
+    holds it (a Rust `&T`: `&self` methods; callable_through)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
     borrows: dict[str, str] = {}  # class name -> how its holders hold it, the freest
     # The code's chains by each of their heads (`a`, `a.b` for `a.b.c`): one pass over the
@@ -107,14 +109,19 @@ def add_receivers(
             if head in holders:
                 chains.setdefault(head, []).append((chain, weight))
     called: dict[str, dict[str, float]] = {}  # class name -> member -> nearest call through it
+    # ... through this very variable: ``earlier`` chains are another's of the same name.
+    called_here: dict[str, set[str]] = {}
     for name, found in holders.items():
         use, through = _reached_through(chains.get(name, []), name)
+        _, here = _reached_through(
+            [(chain, w) for chain, w in chains.get(name, []) if chain not in earlier], name)
         for made in _classes_made_by(collection, found, language):
             held[made] = max(held.get(made, 0.0), use)
             borrows[made] = min(borrows.get(made, found.borrow), found.borrow, key=_FREEDOM.index)
             merged = called.setdefault(made, {})
             for attribute, weight in through.items():
                 merged[attribute] = max(merged.get(attribute, 0.0), weight)
+            called_here.setdefault(made, set()).update(here)
     if not held:
         return
     rows = [r for r in symbol_table.definitions_named(collection.conn, sorted(held))
@@ -142,7 +149,7 @@ def add_receivers(
             ordered = sorted(reachable, key=lambda m: (
                 -max(used.get(m.name, 0.0), attribute_near.get(m.name, 0.0)),
                 -calls.get(m.name, 0), m.name.startswith("_")))
-            beside = neighbours(cls.members, used)
+            beside = neighbours(cls.members, used, called_here[name])
             for order, member in enumerate(ordered):
                 it = candidates.setdefault((member.path, member.start_line), Candidate(member))
                 it.score = max(it.score, RECEIVER * held[name] / math.sqrt(order + 1)
@@ -172,15 +179,18 @@ def _reached_through(
     return use, through
 
 
-def neighbours(members: list[DefinitionRow], used: Mapping[str, float]) -> dict[int, float]:
+def neighbours(members: list[DefinitionRow], used: Mapping[str, float],
+               counted: Set[str] | None = None) -> dict[int, float]:
     """id(member) -> the nearness of the uses of the members beside it in its class's source
-    order, halving every NEIGHBOUR_HALF_LIFE members away (a used member counts by its own
-    use, not here)."""
+    order, halving every NEIGHBOUR_HALF_LIFE members away (a used member, of those
+    ``counted``, default all, counts by its own use, not here)."""
+    counted = used.keys() if counted is None else counted
     in_source = sorted(members, key=lambda m: (m.path, m.start_line))
     uses = [(place, used[m.name]) for place, m in enumerate(in_source) if m.name in used]
-    return {id(member): 0.0 if member.name in used else max(
-        (weight * 0.5 ** ((abs(place - at) - 1) / NEIGHBOUR_HALF_LIFE) for at, weight in uses),
-        default=0.0) for place, member in enumerate(in_source)}
+    return {id(member): 0.0 if member.name in counted else max(
+        (weight * 0.5 ** ((abs(place - at) - 1) / NEIGHBOUR_HALF_LIFE)
+         for at, weight in uses if at != place), default=0.0)
+        for place, member in enumerate(in_source)}
 
 
 def _classes_made_by(collection: Collection, found: Receiver, language: str) -> list[str]:

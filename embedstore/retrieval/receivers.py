@@ -44,6 +44,9 @@ class Receiver:
     # How the name holds it where the language tells (Rust: "&", "&mut"): which of the
     # class's members it can call. Empty: owned, or not told.
     borrow: str = ""
+    # A method's own receiver (Rust's `self`, Go's `func (s *Server)`): each method binds
+    # it anew, to the same class.
+    own: bool = False
 
 
 def _line_of(code: str) -> Callable[[int], int]:
@@ -294,10 +297,10 @@ def _go(code: str) -> Iterator[Receiver]:
         if match["type"] not in _GO_BUILTIN:
             yield Receiver(match["name"], match["type"], False, line(match.start()))
     for match in _GO_FUNC.finditer(code):
-        for params in (match["receiver"] or "", match["params"]):
+        for own, params in ((True, match["receiver"] or ""), (False, match["params"])):
             for name, type_ in _go_params(params):
                 if type_.rsplit(".", 1)[-1] not in _GO_BUILTIN:
-                    yield Receiver(name, type_, False, line(match.start()))
+                    yield Receiver(name, type_, False, line(match.start()), own=own)
 
 
 def _go_returns(signature: str) -> str | None:
@@ -386,7 +389,7 @@ def _rust_self(code: str) -> Iterator[Receiver]:
     body = code.find("{", method.end())
     if body >= 0 and still_open(code, body) and (type_ := rust_impl_type(block["head"])):
         yield Receiver("self", type_, False, _line_of(code)(method.start()),
-                       _rust_borrow(taken["borrow"]))
+                       _rust_borrow(taken["borrow"]), own=True)
 
 
 def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:

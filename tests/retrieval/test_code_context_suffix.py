@@ -115,3 +115,40 @@ def test_an_import_used_neither_above_nor_below_the_cursor_comes_first(
     text = context(collection, code, after, "src/router.ts", max_tokens=2000)
     # Blocks come in the order of their best candidate.
     assert text.startswith("src/utils.ts"), text
+
+
+# chrono's shape: a type with many `&self` getters, and functions that each take their own `t`.
+CLOCK_CRATE = {
+    "Cargo.toml": '[package]\nname = "clock"\nversion = "0.1.0"\n',
+    "src/lib.rs": "pub mod clock;\npub mod show;\npub mod units;\n",
+    "src/clock.rs": "pub struct Clock {\n    secs: u32,\n}\n\nimpl Clock {\n"
+                    + "".join(f"    pub fn {name}(&self) -> u32 {{\n        self.secs / {n}\n"
+                              "    }\n" for n, name in ((3600, "hour"), (60, "minute"),
+                                                      (1, "second")))
+                    + "".join(f"    pub fn field{i}(&self) -> u32 {{\n        self.secs + {i}\n"
+                              "    }\n" for i in range(20))
+                    + "}\n",
+    "src/units.rs": "".join(f"pub fn to_unit{i}(n: u32) -> u32 {{\n    n * {i}\n}}\n"
+                            for i in range(4)),
+}
+
+
+def test_a_variable_of_a_function_further_up_does_not_hide_what_this_one_calls_below(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # `t.minute()` below the cursor says the line above it likely calls `t.hour()`, its
+    # neighbour in `Clock`, before the four imports not used yet. A function far above has
+    # a `t` of its own that called `t.minute()` too: that use, far from the cursor, was
+    # taken for this `t`'s, and weighed the call below as little as it is near.
+    collection = indexed(tmp_path, CLOCK_CRATE)
+    filler = "".join(f"pub fn pad{i}(n: u32) -> u32 {{\n    n + {i}\n}}\n\n" for i in range(30))
+    code = ("use crate::clock::Clock;\n"
+            "use crate::units::{to_unit0, to_unit1, to_unit2, to_unit3};\n\n"
+            "pub fn minutes(t: &Clock) -> u32 {\n    t.minute()\n}\n\n"
+            f"{filler}pub fn hms(t: &Clock) -> u32 {{\n    ")
+    after = "\n    let m = t.minute();\n    h * 60 + m\n}\n"
+    hour = "pub fn hour(&self) -> u32 {"
+    assert hour in context(collection, code, after, "src/show.rs", max_tokens=50)
+    # Without the other `t`, the answer is the same.
+    alone = code.replace("t.minute()\n}\n\n", "0\n}\n\n", 1)
+    assert hour in context(collection, alone, after, "src/show.rs", max_tokens=50)
