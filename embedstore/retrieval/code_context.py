@@ -265,8 +265,13 @@ def _nearest(uses: Iterable[tuple[str, int]], skip_lines: set[int],
     near: dict[str, float] = {}
     for name, line in uses:
         if line not in skip_lines:
-            near[name] = max(near.get(name, 0.0), 0.5 ** (distance(line) / HALF_LIFE_LINES))
+            near[name] = max(near.get(name, 0.0), _weight_at(distance(line)))
     return near
+
+
+def _weight_at(lines: int) -> float:
+    """The nearness of a use ``lines`` lines from the cursor."""
+    return 0.5 ** (lines / HALF_LIFE_LINES)
 
 
 def _since_bindings(
@@ -282,7 +287,7 @@ def _since_bindings(
     method's own receiver (Rust's `self`, Go's `func (s *Server)`) is of one class in every
     method: its calls in the other methods count as its own."""
     cursor = code.count("\n") + 1
-    bound = {name: 0.5 ** ((cursor - found.line) / HALF_LIFE_LINES)
+    bound = {name: _weight_at(cursor - found.line)
              for name, found in holders.items() if "." not in name}
     scoped = dict(near)
     earlier: set[str] = set()
