@@ -1,6 +1,6 @@
 """`embedstore eval --task completion` on real code: does the context hold what the next line uses?
 
-    python bench/completion.py [--set stdlib|validation|validation-multi|train-multi]
+    python bench/completion.py [--set stdlib|validation|validation-multi|train-multi|probe]
                                [--repos DIR] [--label NAME] [--max-cases 200] [--seed 0]
                                [--rows "no retrieval,context, last 30 lines,..."]
                                [--against OLD.json] [--fast]
@@ -8,7 +8,9 @@
 stdlib: packages of this Python's standard library (tests excluded), each a repository.
 validation, validation-multi, train-multi: the pinned repositories of
 ../shared/eval/fetch_repos.py, read from --repos (default bench/work/<set>, fetched there
-when missing). The -multi sets (TypeScript, Go, Rust) are scored per language: each
+when missing). probe: twelve TypeScript, Go and Rust projects of no pinned set
+(bench/fetch_probe.py), to read how the retriever does on code nobody tuned it on. The
+-multi sets and probe (TypeScript, Go, Rust) are scored per language: each
 language's repositories pooled, and each on its own. Each repository is indexed with the
 default model into bench/work/completion/<set>/<label>/ and reused on later runs. Writes
 bench/results/completion.{md,json} (Python) or completion_multi.{md,json} (-multi sets), one
@@ -57,7 +59,7 @@ STDLIB_PACKAGES = (
     "asyncio", "ctypes", "email", "http", "importlib", "json", "logging", "multiprocessing",
     "tomllib", "unittest", "urllib", "xml",
 )
-MULTI_SETS = ("validation-multi", "train-multi")
+MULTI_SETS = ("validation-multi", "train-multi", "probe")
 # Editors often give a completion model 1-2k tokens of other files in all; 256 shows
 # what comes first.
 BUDGETS = (256, *DEFAULT_BUDGETS)
@@ -74,7 +76,9 @@ def repositories(which: str, folder: Path | None) -> list[Path]:
         return [corpus / name for name in STDLIB_PACKAGES if (corpus / name).is_dir()]
     folder = folder or HERE / "work" / which
     if not folder.is_dir():
-        subprocess.run([sys.executable, str(FETCH), str(folder), "--set", which], check=True)
+        fetch = ([str(HERE / "fetch_probe.py")] if which == "probe"
+                 else [str(FETCH), "--set", which])
+        subprocess.run([sys.executable, fetch[0], str(folder), *fetch[1:]], check=True)
     return sorted(p for p in folder.iterdir() if p.is_dir())
 
 
@@ -206,7 +210,7 @@ def write_results(
         return f"## {name}\n\n" + "\n".join(
             found[lang]["markdown"] for lang in _SCORED if lang in found)
 
-    usage = "--set validation-multi|train-multi [--label NAME] [--language L]" if language \
+    usage = "--set validation-multi|train-multi|probe [--label NAME] [--language L]" if language \
         else "--set stdlib|validation"
     usage += " --fast" if fast else ""
     (out / f"{stem}.md").write_text(

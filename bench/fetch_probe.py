@@ -1,0 +1,50 @@
+"""Fetch the probe set: twelve projects no pinned set holds, to see how code-at-cursor
+generalises before the unseen held-out repositories do.
+
+    python bench/fetch_probe.py DEST
+    python bench/completion.py --fast --set probe --repos DEST --language typescript
+
+Four TypeScript npm packages that ship their sources, four Go modules and four Rust crates
+from Debian's `-dev` packages (`apt-get update` once first), fetched the way
+../shared/eval/fetch_repos.py fetches its sets (its functions, these pins). Each lands in
+DEST/<name>/. Reading a miss here is reading a tuning set's: a change it suggests must
+still gain where the standard sets tune it and hold on validation. Nothing is committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import tempfile
+from pathlib import Path
+
+FETCH = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "fetch_repos.py"
+PROBE = (
+    "npm:zod@4.1.5", "npm:@reduxjs/toolkit@2.5.0", "npm:@tanstack/table-core@8.20.5",
+    "npm:@trpc/client@11.0.0",
+    "deb:golang-github-spf13-cobra-dev=1.6.1-1", "deb:golang-github-gorilla-websocket-dev=1.5.0-2",
+    "deb:golang-github-google-uuid-dev=1.3.0-1",
+    "deb:golang-github-go-playground-validator-v10-dev=10.4.1-4",
+    "deb:librust-itertools-dev=0.10.3-1", "deb:librust-bytes-dev=1.2.1-1",
+    "deb:librust-url-dev=2.3.1-1", "deb:librust-rayon-dev=1.6.1-1",
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("dest", type=Path)
+    args = parser.parse_args()
+    spec = importlib.util.spec_from_file_location("fetch_repos", FETCH)
+    assert spec is not None and spec.loader is not None, f"no {FETCH}"
+    shared = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shared)
+    args.dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for pinned in PROBE:
+            kind, _, rest = pinned.partition(":")
+            fetch = shared.fetch_npm if kind == "npm" else shared.fetch_deb
+            fetch(rest, args.dest, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
