@@ -1404,15 +1404,19 @@ def _join(folder: str, path: str) -> str:
 
 # --- Identifiers ---------------------------------------------------------------------------
 
+# A name: JavaScript's and Java's may hold `$` (zod's `core.$ZodType`, RxJS's `source$`);
+# elsewhere `$` is outside code (a string's `$HOME`) or a macro's (Rust's `$x`), no name a
+# definition has, so one rule serves every language.
+_NAME = r"(?:[^\W\d]|\$)[\w$]*"
 # A name, or a chain of them joined by dots, or by `::` as Rust and C++ reach into a type or
 # module (`NaiveDate::MAX`, `crate::group::parse_group`); not the tail of a number (`1e5`).
-_CHAIN = re.compile(r"(?<![\w$])[^\W\d]\w*(?:(?:\.|::)[^\W\d]\w*)*")
+_CHAIN = re.compile(rf"(?<![\w$]){_NAME}(?:(?:\.|::){_NAME})*")
 
 
 # `head.member` (or `head::member`) where head starts a chain (not `a.head.member`).
-_MEMBER = re.compile(r"(?<![\w$.:])([^\W\d]\w*)(?:\.|::)([^\W\d]\w*)")
+_MEMBER = re.compile(rf"(?<![\w$.:])({_NAME})(?:\.|::)({_NAME})")
 # `.member(` on any value (`cmd.get_name()`, `a.b().len()`; Rust's `.collect::<T>()`).
-_METHOD_CALL = re.compile(r"\.\s*([^\W\d]\w*)\s*(?:::\s*<[^()]*?>\s*)?\(")
+_METHOD_CALL = re.compile(rf"\.\s*({_NAME})\s*(?:::\s*<[^()]*?>\s*)?\(")
 # The head under which member_uses counts `.member(` calls through values of any kind:
 # no name, so no import's alias can be it.
 ANY_VALUE = "."

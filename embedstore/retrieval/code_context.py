@@ -104,6 +104,7 @@ from embedstore.retrieval.held_members import (
     add_receivers,
     attributes_near,
     neighbours,
+    reached_through,
 )
 from embedstore.retrieval.module_bindings import (
     bindings,
@@ -343,7 +344,10 @@ def _structural(
         # took the small budget (validation-multi's Rust -2.7 at 512 tokens).
         if imported_by_code:
             rows += passed_on_by_name(collection, modules, language, paths)
-        reached = {row.name: near.get(row.name if glob else f"{alias}.{row.name}", 0.0)
+        # `m.f(` and `m.f.g(` both reach `f` through `m` (zod's `core.$ZodString.init(`).
+        _, through = reached_through(
+            [(chain, w) for chain, w in near.items() if chain.startswith(f"{alias}.")], alias)
+        reached = {row.name: near.get(row.name, 0.0) if glob else through.get(row.name, 0.0)
                    for row in rows}
         beside = neighbours(rows, {} if glob else {n: w for n, w in reached.items() if w})
         for row in rows:

@@ -210,13 +210,22 @@ def _one_per_name(rows: list[DefinitionRow]) -> list[DefinitionRow]:
     overloaded function's implementation (its `@overload` stubs end on their signature
     line), the first branch of `if WINDOWS: def getchar ... else: def getchar ...` and of
     ctypes' `c_int = c_long` / `else: class c_int(...)` (what a reader finds first).
+
+    A type beside a value of the same name (TypeScript's `interface X` and `const X =
+    make(...)`, zod's and effect's way) gives way to the value: code calls the value
+    (`X.init(`, `X(`), and only the value's line shows that it can.
     """
     chosen: dict[str, DefinitionRow] = {}
     for row in rows:
         kept = chosen.setdefault(row.qualname, row)
-        if not _has_body(kept) and _has_body(row) and row.kind == kept.kind:
+        if ((not _has_body(kept) and _has_body(row) and row.kind == kept.kind)
+                or (kept.kind == "type" and row.kind in _VALUES)):
             chosen[row.qualname] = row
     return [row for row in rows if chosen[row.qualname] is row]
+
+
+# What code can call or read, as against a type it can only name.
+_VALUES = frozenset({"function", "constant", "variable"})
 
 
 def _has_body(row: DefinitionRow) -> bool:

@@ -112,8 +112,8 @@ def add_receivers(
     # ... through this very variable: ``earlier`` chains are another's of the same name.
     called_here: dict[str, set[str]] = {}
     for name, found in holders.items():
-        use, through = _reached_through(chains.get(name, []), name)
-        _, here = _reached_through(
+        use, through = reached_through(chains.get(name, []), name)
+        _, here = reached_through(
             [(chain, w) for chain, w in chains.get(name, []) if chain not in earlier], name)
         for made in _classes_made_by(collection, found, language):
             held[made] = max(held.get(made, 0.0), use)
@@ -162,7 +162,7 @@ def add_receivers(
 _FREEDOM = ("", "&mut", "&")
 
 
-def _reached_through(
+def reached_through(
     chains: Iterable[tuple[str, float]], name: str
 ) -> tuple[float, dict[str, float]]:
     """How near the cursor ``name`` is used, and each attribute the code reaches through

@@ -868,6 +868,17 @@ def test_identifiers_keep_chains_whole_and_in_parts() -> None:
     ]
 
 
+def test_a_javascript_name_may_hold_a_dollar_sign() -> None:
+    # zod's `core.$ZodString.init(`, RxJS's `source$`: a `$` is part of the name.
+    text = "core.$ZodString.init(inst, def);\nconst value$ = source$.pipe();\n"
+    assert identifiers(text)[:4] == [
+        ("core.$ZodString.init", 1), ("core", 1), ("$ZodString", 1), ("init", 1)]
+    assert ("value$", 2) in identifiers(text) and ("source$.pipe", 2) in identifiers(text)
+    code = 'import * as core from "./core/index.js";\n' + text
+    uses = extract_symbols(code, "typescript").member_uses
+    assert uses[("core", "$ZodString")] == 1
+
+
 def test_a_multi_line_import_binds_on_all_its_lines() -> None:
     code = "from pkg.helpers import (\n    slugify,\n    tidy as t,\n)\nimport os\n"
     own = extract_symbols(code, "python")

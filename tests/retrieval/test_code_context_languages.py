@@ -552,6 +552,44 @@ def test_a_typescript_enums_members_are_its_members(
     assert "export const enum MakeResult {" in text and "  Cancel," in text
 
 
+def zod_core(count: int) -> str:
+    """zod's shape: each schema is an interface and a constructor of the same name."""
+    return "".join(
+        f"export interface $Zod{i}Def {{\n  type: string;\n}}\n"
+        f"export interface $Zod{i} extends $ZodType {{\n  _zod: $Zod{i}Def;\n}}\n"
+        f"export const $Zod{i}: $constructor<$Zod{i}> = $constructor(\"$Zod{i}\",\n"
+        "  (inst, def) => {\n    $ZodType.init(inst, def);\n  });\n\n" for i in range(count))
+
+
+def zod_mini(used: int) -> str:
+    return ('import * as core from "../core/index.js";\n\n'
+            'export const MiniA = core.$constructor("MiniA", (inst, def) => {\n'
+            f'  core.$Zod{used}.init(inst, def);\n}});\n'
+            'export const MiniB = core.$constructor("MiniB", (inst, def) => {\n')
+
+
+def test_a_typescript_value_stands_for_a_type_of_its_name(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # `core.$Zod1.init(` calls the constant, which the interface above it would hide.
+    collection = indexed(tmp_path, {"src/core/index.ts": 'export * from "./schemas.js";\n',
+                                    "src/core/schemas.ts": zod_core(2)})
+    text = context(collection, zod_mini(0), "src/mini/schemas.ts")
+    assert 'export const $Zod1: $constructor<$Zod1> = $constructor("$Zod1",' in text
+
+
+def test_a_typescript_module_member_named_with_a_dollar_is_a_use(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # After `core.$Zod30.init(`, the schema beside it comes before the module's first.
+    collection = indexed(tmp_path, {"src/core/index.ts": 'export * from "./schemas.js";\n',
+                                    "src/core/schemas.ts": zod_core(40)})
+    ranked = code_context.ranked_candidates(collection, zod_mini(30),
+                                            path="src/mini/schemas.ts", similar=False)
+    names = [c.row.name for c in ranked]
+    assert names.index("$Zod31") < names.index("$Zod1")
+
+
 def test_typescript_resolves_tsconfig_paths_and_base_url(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
