@@ -34,7 +34,6 @@ of the collection's files is kept between answers (``collection_view.py``).
 
 from __future__ import annotations
 
-import itertools
 import math
 import posixpath
 from collections import Counter
@@ -113,7 +112,7 @@ from embedstore.retrieval.module_bindings import (
     modules_passed_on,
     passed_on_by_name,
 )
-from embedstore.retrieval.outline_packing import MAX_OUTLINED, pack
+from embedstore.retrieval.outline_packing import pack
 from embedstore.retrieval.receivers import Receiver, receivers
 from embedstore.retrieval.search import allowed_file_ids, lexical_hits
 from embedstore.retrieval.tokenizers import load_tokenizer
@@ -183,8 +182,10 @@ def ranked_candidates(
     filters: SearchFilters | None = None,
     similar: bool = True,
 ) -> list[Candidate]:
-    """The MAX_OUTLINED best candidates by their evidence alone, before the fitted order
-    (candidate_ranker.py): what ``bench/fit_ranker.py`` learns from."""
+    """Every usable candidate, best evidence first, before the fitted order
+    (candidate_ranker.py): what ``bench/fit_ranker.py`` learns from. The fitted order, not
+    the evidence alone, decides which of them packing outlines: a Go package's constant
+    that no other file uses is last by its evidence, whatever else speaks for it."""
     refresh(collection)
     rules = filters or SearchFilters()
     language = detect_language(path) if path else main_language(collection)
@@ -207,8 +208,7 @@ def ranked_candidates(
             return tests_wanted
         return _reachable(collection, row, path)
 
-    wanted = filter(usable, sorted(candidates.values(), key=lambda c: -c.score))
-    ranked = list(itertools.islice(wanted, MAX_OUTLINED))  # all that packing looks at
+    ranked = [c for c in sorted(candidates.values(), key=lambda c: -c.score) if usable(c)]
     for cand in ranked:
         cand.members = [m for m in cand.members if _reachable(collection, m, path)]
     return ranked

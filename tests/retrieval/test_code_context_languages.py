@@ -459,6 +459,27 @@ def test_of_a_go_packages_functions_those_its_files_call_most_come_first(
     assert "func mapForm(ptr any) error {" in text
 
 
+def test_the_fitted_order_reaches_past_the_first_candidates_by_evidence(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # A package of 200 functions its files call, and one constant they do not,
+    # `tagSeparator`, which the line after `tags := strings.Split(tag, ` uses. By
+    # the evidence alone it is the package's last, past the 150 that packing outlines; the
+    # fitted order (candidate_ranker.py) weighs the words it shares with the last lines.
+    helpers = "".join(f"func check{i}(n int) int {{\n\treturn n\n}}\n\n" for i in range(200))
+    calls = "".join(f"\tcheck{i}(1)\n" for i in range(200))
+    collection = indexed(tmp_path, {
+        "go.mod": "module example.com/validator\n\ngo 1.20\n",
+        "checks.go": "package validator\n\n" + helpers,
+        "run.go": f"package validator\n\nfunc run() {{\n{calls}}}\n",
+        "tags.go": 'package validator\n\nconst tagSeparator = ","\n',
+    })
+    code = ('package validator\n\nimport "strings"\n\nfunc parseTags(tag string) []string {\n'
+            "\ttags := strings.Split(tag, ")
+    text = context(collection, code, "cache.go", max_tokens=2048)
+    assert 'const tagSeparator = ","' in text
+
+
 def test_go_methods_the_last_lines_already_call_give_way_to_a_function_they_do_not(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
