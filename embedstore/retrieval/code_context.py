@@ -102,6 +102,7 @@ from embedstore.retrieval.held_members import (
     add_members,
     add_receivers,
     attributes_near,
+    chains_by_head,
     neighbours,
     reached_through,
 )
@@ -318,6 +319,7 @@ def _structural(
     near = {**below, **nearness(code, binding)}
     paths = all_paths(collection)
     candidates: dict[tuple[str, int], Candidate] = {}
+    module_chains = chains_by_head(near)
 
     def add(row: DefinitionRow, score: float, named: bool = True) -> Candidate:
         found = candidates.setdefault((row.path, row.start_line), Candidate(row))
@@ -345,8 +347,7 @@ def _structural(
         if imported_by_code:
             rows += passed_on_by_name(collection, modules, language, paths)
         # `m.f(` and `m.f.g(` both reach `f` through `m` (zod's `core.$ZodString.init(`).
-        _, through = reached_through(
-            [(chain, w) for chain, w in near.items() if chain.startswith(f"{alias}.")], alias)
+        _, through = reached_through(module_chains.get(alias, []), alias)
         reached = {row.name: near.get(row.name, 0.0) if glob else through.get(row.name, 0.0)
                    for row in rows}
         beside = neighbours(rows, {} if glob else {n: w for n, w in reached.items() if w})

@@ -10,7 +10,7 @@ out the other candidates.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Container, Iterable, Mapping, Set
 
 from embedstore.languages import callable_through, is_private_member
 from embedstore.retrieval.candidate_ranker import Candidate
@@ -99,15 +99,7 @@ def add_receivers(
     holds it (a Rust `&T`: `&self` methods; callable_through)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
     borrows: dict[str, str] = {}  # class name -> how its holders hold it, the freest
-    # The code's chains by each of their heads (`a`, `a.b` for `a.b.c`): one pass over the
-    # code's names, not one per holder (a suffix of 2,000 lines has thousands of names).
-    chains: dict[str, list[tuple[str, float]]] = {}
-    for chain, weight in near.items():
-        head = ""
-        for part in chain.split("."):
-            head = f"{head}.{part}" if head else part
-            if head in holders:
-                chains.setdefault(head, []).append((chain, weight))
+    chains = chains_by_head(near, holders)
     called: dict[str, dict[str, float]] = {}  # class name -> member -> nearest call through it
     # ... through this very variable: ``earlier`` chains are another's of the same name.
     called_here: dict[str, set[str]] = {}
@@ -160,6 +152,22 @@ def add_receivers(
 
 # How a name may hold a value, freest first (Rust: owned, `&mut`, `&`).
 _FREEDOM = ("", "&mut", "&")
+
+
+def chains_by_head(
+    near: Mapping[str, float], heads: Container[str] | None = None
+) -> dict[str, list[tuple[str, float]]]:
+    """The code's chains (``near``'s names) by each of their heads (`a`, `a.b` for `a.b.c`),
+    of ``heads`` alone if given: one pass over the code's names, not one per head (a suffix
+    of 2,000 lines has thousands of names)."""
+    chains: dict[str, list[tuple[str, float]]] = {}
+    for chain, weight in near.items():
+        head = ""
+        for part in chain.split("."):
+            head = f"{head}.{part}" if head else part
+            if heads is None or head in heads:
+                chains.setdefault(head, []).append((chain, weight))
+    return chains
 
 
 def reached_through(
