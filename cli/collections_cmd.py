@@ -93,7 +93,7 @@ def _print_table(cells: list[list[str]]) -> None:
 
 
 def _short_encoder(encoder: str) -> str:
-    """``minilm-l6-code`` for ``embedstore/minilm-l6-code@029a38ce``: the model's own name,
+    """``minilm-l6-code`` for ``embedstore/minilm-l6-code@7bcacce6``: the model's own name,
     without its hub namespace or adapter digest (a local folder: its last part)."""
     if ": " in encoder:  # "outdated: ..." or "unreadable: ...", said whole
         return encoder
