@@ -1,7 +1,7 @@
 """Fetch the probe set: twelve projects no pinned set holds, to see how code-at-cursor
 generalises before the unseen held-out repositories do.
 
-    python bench/fetch_probe.py DEST
+    python bench/fetch_probe.py DEST [--commonjs]
     python bench/completion.py --fast --set probe --repos DEST --language typescript
 
 Four TypeScript npm packages that ship their sources, four Go modules and four Rust crates
@@ -9,6 +9,9 @@ from Debian's `-dev` packages (`apt-get update` once first), fetched the way
 ../shared/eval/fetch_repos.py fetches its sets (its functions, these pins). Each lands in
 DEST/<name>/. Reading a miss here is reading a tuning set's: a change it suggests must
 still gain where the standard sets tune it and hold on validation. Nothing is committed.
+
+--commonjs fetches four JavaScript packages written in CommonJS instead (express, undici,
+pino, fastify: `exports.f = function`, `require`), scored with TypeScript's group.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ PROBE = (
     "deb:librust-itertools-dev=0.10.3-1", "deb:librust-bytes-dev=1.2.1-1",
     "deb:librust-url-dev=2.3.1-1", "deb:librust-rayon-dev=1.6.1-1",
 )
+COMMONJS = ("npm:express@4.21.2", "npm:undici@6.21.0", "npm:pino@9.5.0", "npm:fastify@5.2.0")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("dest", type=Path)
+    parser.add_argument("--commonjs", action="store_true",
+                        help="the four CommonJS JavaScript packages instead")
     args = parser.parse_args()
     spec = importlib.util.spec_from_file_location("fetch_repos", FETCH)
     assert spec is not None and spec.loader is not None, f"no {FETCH}"
@@ -40,7 +46,7 @@ def main() -> None:
     spec.loader.exec_module(shared)
     args.dest.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for pinned in PROBE:
+        for pinned in COMMONJS if args.commonjs else PROBE:
             kind, _, rest = pinned.partition(":")
             fetch = shared.fetch_npm if kind == "npm" else shared.fetch_deb
             fetch(rest, args.dest, Path(tmp))

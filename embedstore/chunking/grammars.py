@@ -57,6 +57,9 @@ class Grammar:
     callable_values: bool = False
     # The name that declares nothing (Go's and Rust's blank identifier `_`): no definition.
     blank: str = ""
+    # Definitions made by assignment at the top level (JavaScript's `exports.f = function
+    # () {}`, `C.prototype.m = ...`; chunking/assigned_members.py).
+    assigned_members: bool = False
 
 
 _JS_KINDS = {
@@ -86,6 +89,7 @@ _JS = Grammar(
     bindings=frozenset({"lexical_declaration", "variable_declaration"}),
     values=_JS_VALUES,
     callable_values=True,
+    assigned_members=True,
 )
 _TS_CONTAINERS = frozenset(
     {"class_declaration", "class", "abstract_class_declaration", "internal_module", "module"}

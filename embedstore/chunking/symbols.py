@@ -30,6 +30,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from embedstore.chunking.assigned_members import assigned_member, commonjs_exported
 from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
 from embedstore.chunking.projects import JsPackage, Project, TsConfig
 from embedstore.chunking.treesitter import _name, _text, definition_body, end_row, parser_for
@@ -102,11 +103,22 @@ def extract_symbols(text: str, language: str) -> FileSymbols:
     if tree is None:
         return FileSymbols([], [])
     root = tree.root_node
-    definitions = list(_Definitions(language, grammar).scan(root.children, None))
+    exported = commonjs_exported(root) if grammar.assigned_members else frozenset()
+    definitions = list(_Definitions(language, grammar, exported).scan(root.children, None))
+    if grammar.assigned_members:
+        definitions = _constructors_as_classes(definitions)
     imports = _imports(root, language)
     return FileSymbols(definitions, imports, member_uses(
         text, imports, implicit=_IMPLICIT_HEADS.get(language, ()),
         every_head=glob_binds_imports(language), unimported=_UNIMPORTED_HEADS.get(language)))
+
+
+def _constructors_as_classes(definitions: list[Definition]) -> list[Definition]:
+    """A function with methods assigned to it (`Layer.prototype.match = function ...`) is a
+    class: `new Layer(...)` makes the values that call them."""
+    owners = {d.qualname.rpartition(".")[0] for d in definitions if d.kind == "method"}
+    return [dataclasses.replace(d, kind="class") if d.kind == "function" and d.qualname in owners
+            else d for d in definitions]
 
 
 # A parse may take this much CPU time, plus this much per character, before giving up:
@@ -211,9 +223,12 @@ _Special = Callable[["_Definitions", "Node", "Node", "str | None"], Iterator[Def
 class _Definitions:
     """The definitions of one parsed file, in file order, members after their class."""
 
-    def __init__(self, language: str, grammar: Grammar) -> None:
+    def __init__(
+        self, language: str, grammar: Grammar, exported: frozenset[str] = frozenset()
+    ) -> None:
         self.language = language
         self.grammar = grammar
+        self.exported = exported  # names exported otherwise than by `export` (CommonJS)
         self.comments = frozenset(kind for kind in grammar.leading if "comment" in kind)
         # Annotations that are siblings of what they annotate: Rust's `#[...]`, TS members'.
         self.attached = (grammar.leading - self.comments) | {"decorator"}
@@ -295,7 +310,8 @@ class _Definitions:
             name = declarator.child_by_field_name("name")
             if value is not None and value.type in FUNCTION_VALUES:
                 kind = "function"
-            elif exported and name is not None and name.type == "identifier":
+            elif name is not None and name.type == "identifier" \
+                    and (exported or _text(name) in self.exported):
                 kind = "constant" if keyword is not None and keyword.type == "const" else "variable"
             else:
                 continue
@@ -497,6 +513,19 @@ class _Definitions:
             if label is not None:
                 yield self._make(_text(label), name, "constant", member, member)
 
+    def _js_assignment(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
+        """`exports.f = function () {}`, `C.prototype.m = ...`, `app.init = function () {}`
+        (chunking/assigned_members.py)."""
+        assigned = assigned_member(inner) if owner is None else None
+        if assigned is None:
+            return
+        if assigned.function:
+            kind = "function" if assigned.owner is None else "method"
+        else:
+            kind = "constant" if _UPPER_CASE.fullmatch(assigned.name) else "variable"
+        header = assigned.value if assigned.function else inner
+        yield self._make(assigned.name, assigned.owner, kind, node, header)
+
     def _kotlin_property(self, node: Node, inner: Node, owner: str | None) -> Iterator[Definition]:
         """Top-level `val`/`var` (`const val` a constant); in a class only `const val`."""
         modifiers = next((c for c in inner.children if c.type == "modifiers"), None)
@@ -528,7 +557,10 @@ _SPECIAL: dict[str, dict[str, _Special]] = {
     "java": dict.fromkeys(("field_declaration", "constant_declaration"), _Definitions._java_field),
     "typescript": _TS_SPECIAL,
     "tsx": _TS_SPECIAL,
-    "javascript": {"field_definition": _Definitions._class_field},
+    "javascript": {
+        "field_definition": _Definitions._class_field,
+        "expression_statement": _Definitions._js_assignment,
+    },
     "kotlin": {"property_declaration": _Definitions._kotlin_property},
 }
 
@@ -711,8 +743,13 @@ def _js_reexports(node: Node) -> Iterator[ImportRef]:
 
 
 def _js_require(declarator: Node) -> Iterator[ImportRef]:
-    """`const m = require("./x")` and `const {a, b: c} = require("./x")`."""
+    """`const m = require("./x")`, `const {a, b: c} = require("./x")` and `const a =
+    require("./x").a`."""
     call = declarator.child_by_field_name("value")
+    member = None
+    if call is not None and call.type == "member_expression":
+        member = call.child_by_field_name("property")
+        call = call.child_by_field_name("object")
     if call is None or call.type != "call_expression":
         return
     function = call.child_by_field_name("function")
@@ -725,7 +762,10 @@ def _js_require(declarator: Node) -> Iterator[ImportRef]:
         return
     module = _unquote(source)
     line = (declarator.parent or declarator).start_point.row + 1
-    if target.type == "identifier":
+    if member is not None:
+        if target.type == "identifier" and member.type == "property_identifier":
+            yield ImportRef(module, _text(member), _text(target), 0, line)
+    elif target.type == "identifier":
         yield ImportRef(module, None, _text(target), 0, line)
     elif target.type == "object_pattern":
         for part in target.named_children:

@@ -14,6 +14,7 @@ import threading
 from collections import deque
 from typing import TYPE_CHECKING, NamedTuple
 
+from embedstore.chunking.assigned_members import AssignedMember, assigned_member
 from embedstore.chunking.grammars import CLASS_KINDS, FUNCTION_VALUES, GRAMMARS, Grammar
 from embedstore.chunking.outline import SIGNATURE_KIND, Block, qualified, signature
 
@@ -193,11 +194,19 @@ class _Walker:
                     return (declarator if named else node), "function"
         if node.type in grammar.values and not self._holds_definitions(node):
             return (node, grammar.values[node.type]) if value_names(node) else None
+        assigned = self._assigned(node)
+        if assigned is not None:
+            return node, "function" if assigned.function else "variable"
         if node.type in grammar.wrappers:
             for child in node.named_children:
                 found = self._definition(child)
                 if found is not None:
                     return found
+        return None
+
+    def _assigned(self, node: Node) -> AssignedMember | None:
+        if self.grammar.assigned_members and node.type == "expression_statement":
+            return assigned_member(node)
         return None
 
     def _holds_definitions(self, node: Node) -> bool:
@@ -219,13 +228,16 @@ class _Walker:
         """The definition ``inner`` on ``rows`` (first, last), its leading comments included."""
         owner = owner or self._receiver(inner)
         symbol: str | None
-        if inner.type in self.grammar.values:
+        assigned = self._assigned(inner)
+        if assigned is not None:
+            symbol, method = qualified(assigned.owner, assigned.name), assigned.owner is not None
+        elif inner.type in self.grammar.values:
             symbol = ", ".join(str(qualified(owner, name)) for name in value_names(inner))
         else:
             symbol = qualified(owner, self.grammar.names.get(inner.type) or _name(inner))
         if method and kind == "function":
             kind = "method"
-        body = definition_body(inner, self.grammar)
+        body = definition_body(assigned.value if assigned else inner, self.grammar)
         comments = self._comments_before(body) if body else []
         last_row = _signature_end(inner, body, comments)
         head, header = self._signature(inner, last_row)

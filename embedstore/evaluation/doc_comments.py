@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from embedstore.chunking.assigned_members import assigned_member
 from embedstore.chunking.grammars import FUNCTION_VALUES, GRAMMARS, Grammar
 from embedstore.chunking.treesitter import end_row, parser_for
 
@@ -158,6 +159,10 @@ class _Reader:
                 value = declarator.child_by_field_name("value")
                 if value is not None and value.type in FUNCTION_VALUES:
                     return declarator.child_by_field_name("name")
+        if self.grammar.assigned_members and node.type == "expression_statement" \
+                and node.parent is not None and node.parent.type == "program":
+            assigned = assigned_member(node)  # `exports.load = function () {...}`
+            return assigned.name_node if assigned is not None and assigned.function else None
         return None
 
     def _implemented(self, signature: Node, name: str) -> bool:

@@ -30,7 +30,10 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # 14: a Rust `mod` with a `#[path]` attribute imports the file it names.
 # 15: Go's and Rust's blank identifier `_` is no definition.
 # 16: member uses count `.member(` calls through any value.
-SYMBOLS_VERSION = "17"
+# 17: `$` is part of a name (zod's `$ZodString`).
+# 18: JavaScript's definitions by assignment (`exports.f = function`, `C.prototype.m =`)
+# and `require("./x").name` imports.
+SYMBOLS_VERSION = "18"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

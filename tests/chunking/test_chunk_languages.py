@@ -14,6 +14,7 @@ import pytest
 
 from embedstore.chunking import Chunk, code_outline, treesitter
 from embedstore.chunking.outline import Block, header_text
+from tests.chunking.test_symbols import COMMONJS
 
 if TYPE_CHECKING:
     from conftest import Layout
@@ -717,6 +718,16 @@ def test_a_class_that_fits_is_its_outline_beside_its_members(
     assert "constructor(rows)" in table.text and "width()" in table.text
     assert "this.rows[0].length" not in table.text
     assert "this.rows[0].length" in chunks["Table.width"].text
+
+
+def test_commonjs_assignments_are_units_of_their_own(chunk: Callable[..., list[Chunk]]) -> None:
+    # Search finds `exports.compileETag = function` and `Layer.prototype.match` by name,
+    # not inside an unnamed run of the file's statements.
+    chunks = {c.symbol: c for c in chunk(COMMONJS, "javascript")}
+    assert {"compileETag", "MAX_AGE", "Layer", "Layer.match", "app.init"} <= set(chunks)
+    assert chunks["Layer.match"].kind == "method"
+    assert "return path === this.path;" in chunks["Layer.match"].text
+    assert "this.path = path;" not in chunks["Layer.match"].text
 
 
 def test_members_of_a_split_container_carry_its_header(chunk: Callable[..., list[Chunk]]) -> None:

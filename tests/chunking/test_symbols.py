@@ -304,6 +304,62 @@ def test_javascript_and_tsx_share_the_readers() -> None:
         ]
 
 
+COMMONJS = """\
+var compileETag = require('./utils').compileETag;
+
+/** Compile a value into an ETag function. */
+exports.compileETag = function (val) {
+  return val;
+};
+module.exports.MAX_AGE = 60;
+exports.etag = compileETag(true);
+
+function Layer(path) {
+  this.path = path;
+}
+
+Layer.prototype.match = function match(path) {
+  return path === this.path;
+};
+
+app.init = function init() {};
+app.locals = {};
+this.ready = function () {};
+"""
+
+
+def test_commonjs_assignments_are_definitions() -> None:
+    # express's shapes: what `exports.` names is the module's, a constructor with
+    # prototype methods is a class, and an object's assigned function is its method;
+    # state set on an object (`app.locals`) or on `this` defines nothing.
+    assert rows(COMMONJS, "javascript") == [
+        ("compileETag", "function", 4, 6, 4, "Compile a value into an ETag function."),
+        ("MAX_AGE", "constant", 7, 7, 7, ""),
+        ("etag", "variable", 8, 8, 8, ""),
+        ("Layer", "class", 10, 12, 10, ""),
+        ("Layer.match", "method", 14, 16, 14, ""),
+        ("app.init", "method", 18, 18, 18, ""),
+    ]
+
+
+def test_what_module_exports_names_is_a_definition() -> None:
+    # pino's shapes: a named function as the whole export, and local values exported by
+    # an object literal; a local value the module keeps to itself stays no definition.
+    text = (
+        "const streamSym = Symbol('stream');\nconst cache = new Map();\n"
+        "module.exports = { streamSym };\n"
+        "module.exports = function getCallers () {\n  return [];\n};\n"
+    )
+    assert rows(text, "javascript") == [
+        ("streamSym", "constant", 1, 1, 1, ""),
+        ("getCallers", "function", 4, 6, 4, ""),
+    ]
+
+
+def test_a_required_modules_member_is_a_named_import() -> None:
+    assert imports(COMMONJS, "javascript") == [("./utils", "compileETag", "compileETag", 0, 1)]
+
+
 GO = """\
 package client
 

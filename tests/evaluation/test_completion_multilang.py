@@ -273,7 +273,58 @@ JAVA_CASES = {
     (_SHOP + "app/App.java", 10, "method", _SHOP + "Cart.java", 6, "Cart.capacity"),
 }
 
+# CommonJS, as express is written: `exports.f = function`, a constructor with prototype
+# methods as `module.exports`, and the three shapes of `require`.
+COMMONJS = {
+    "utils.js": """'use strict';
+
+/**
+ * Compile a value into an ETag function.
+ */
+exports.compileETag = function (val) {
+  return val ? String : null;
+};
+
+exports.DEFAULT_CHARSET = 'utf-8';
+
+exports.isAbsolute = function (path) {
+  return path[0] === '/';
+};
+""",
+    "layer.js": """module.exports = Layer;
+
+function Layer(path) {
+  this.path = path;
+}
+
+Layer.prototype.match = function match(path) {
+  return path === this.path;
+};
+""",
+    "app.js": """var compileETag = require('./utils').compileETag;
+var utils = require('./utils');
+var Layer = require('./layer');
+var { isAbsolute: absolute } = require('./utils');
+
+var etag = compileETag(true);
+function route() {
+  var layer = new Layer('/');
+  layer.match('/a');
+}
+var type = utils.DEFAULT_CHARSET;
+absolute(type, etag, route);
+""",
+}
+COMMONJS_CASES = {
+    ("app.js", 6, "call", "utils.js", 6, "compileETag"),
+    ("app.js", 8, "call", "layer.js", 3, "Layer"),
+    ("app.js", 9, "method", "layer.js", 7, "Layer.match"),
+    ("app.js", 11, "attribute", "utils.js", 10, "DEFAULT_CHARSET"),
+    ("app.js", 12, "call", "utils.js", 12, "isAbsolute"),
+}
+
 REPOSITORIES = {"go": (GO, GO_CASES), "typescript": (TS, TS_CASES),
+                "javascript (CommonJS)": (COMMONJS, COMMONJS_CASES),
                 "rust": (RUST, RUST_CASES), "java": (JAVA, JAVA_CASES)}
 
 

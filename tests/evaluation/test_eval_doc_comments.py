@@ -418,6 +418,21 @@ def test_jsdoc_that_opens_with_tags_gives_its_description() -> None:
     }
 
 
+def test_a_documented_commonjs_assignment_is_a_documented_function() -> None:
+    text = (
+        "/**\n * Compiles a value into a function that makes ETags.\n */\n"
+        "exports.compileETag = function (val) {\n  return val;\n};\n\n"
+        "/** Matches a path against the layer's route. */\n"
+        "Layer.prototype.match = function match(path) {\n  return path;\n};\n"
+        "/** Not a definition: it only sets state. */\napp.locals = {};\n"
+    )
+    found = [(d.symbol, d.doc, d.name_row) for d in documented_functions(text, "javascript")]
+    assert found == [
+        ("compileETag", "Compiles a value into a function that makes ETags.", 3),
+        ("match", "Matches a path against the layer's route.", 8),
+    ]
+
+
 def test_documented_overload_signatures_give_queries_on_their_own_lines() -> None:
     _, queries = strip_docs(OVERLOADS, "src/parse.ts", "typescript")
     assert [(q.symbol, q.query, q.start_line, q.def_line) for q in queries] == [

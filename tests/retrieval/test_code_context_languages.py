@@ -15,6 +15,7 @@ from embedstore.retrieval.code_context import context_for_code
 from embedstore.store.collection import Collection
 from embedstore.store.store import Store
 from tests.chunking.test_symbols import DOCUMENTED_OVERLOADS
+from tests.evaluation.test_completion_multilang import COMMONJS
 from tests.fakes import FAKE_SPEC, FakeEncoder
 from tests.retrieval.test_code_context import indexed
 
@@ -522,6 +523,20 @@ TS_FILES = {
     "src/util.ts": "export function helper(value: number): number {\n  return value;\n}\n",
     "src/other.ts": "export function helper(text: string): string {\n  return text;\n}\n",
 }
+
+
+def test_commonjs_exports_and_prototype_methods_come_to_the_code_that_requires_them(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # express's shape: `var compileETag = require('./utils').compileETag` then a call, and
+    # a constructor whose methods are assigned to its prototype, made with `new`.
+    collection = indexed(tmp_path, COMMONJS)
+    head = "".join(COMMONJS["app.js"].splitlines(keepends=True)[:5])
+    text = context(collection, head + "var etag = ", "app.js")
+    assert "exports.compileETag = function (val) {" in text
+    text = context(collection, head + "function route() {\n  var layer = new Layer('/');\n"
+                   "  layer.", "app.js")
+    assert "Layer.prototype.match = function match(path) {" in text
 
 
 def test_typescript_follows_barrels_for_named_imports(

@@ -14,6 +14,7 @@ are neither cursors nor answers.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import posixpath
@@ -55,6 +56,8 @@ _DEFINITION_KINDS = ("function_declaration", "generator_function_declaration",
                      "class_declaration", "abstract_class_declaration", "enum_declaration")
 _VARIABLE_KINDS = ("lexical_declaration", "variable_declaration")
 _FIELD_KINDS = ("public_field_definition", "field_definition")
+# What `const m = require("./m")` imports: `module.exports` as a whole.
+_REQUIRED = "module.exports"
 
 
 def _definitions_query(language: str) -> str:
@@ -120,6 +123,8 @@ class _Module:
     namespaces: dict[str, str] = field(default_factory=dict)  # `export * as ns`: name -> path
     stars: list[str] = field(default_factory=list)  # `export * from`: paths
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # None: namespace
+    # `var x = require("./x")` statements: imports, so never a case's line.
+    requiring: set[int] = field(default_factory=set)  # their start bytes
 
 
 def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
@@ -162,6 +167,101 @@ class _Repository:
                 _bind_imports(module, match["clause"][0], target)
         for match in matches(language, _EXPORTS, module.root):
             self._export(module, match)
+        for statement in module.root.named_children:
+            if statement.type == "expression_statement":
+                self._commonjs_export(module, statement)
+            elif statement.type in _VARIABLE_KINDS:
+                for declarator in statement.named_children:
+                    if self._require(module, declarator):
+                        module.requiring.add(statement.start_byte)
+
+    # -- CommonJS: `exports.f = ...`, `module.exports = ...`, `C.prototype.m = ...`, require
+
+    def _commonjs_export(self, module: _Module, statement: Node) -> None:
+        assignment = statement.named_children[0] if statement.named_child_count else None
+        targets: list[str] = []
+        while assignment is not None and assignment.type == "assignment_expression":
+            left = assignment.child_by_field_name("left")
+            targets.append(text(left) if left is not None else "")
+            assignment = assignment.child_by_field_name("right")
+        value = assignment
+        if value is None:
+            return
+        for target in targets:
+            self._assigned(module, target.replace(" ", "").split("."), value)
+
+    def _assigned(self, module: _Module, written: list[str], value: Node) -> None:
+        path = module.source.rel_path
+        function = value.type in _FUNCTION_VALUES
+        if written in (["module", "exports"], ["exports"]):
+            named = value.child_by_field_name("name") if function or value.type == "class" \
+                else None
+            if value.type == "identifier":
+                module.exported["default"] = text(value)
+            elif named is not None:
+                name = text(named)
+                module.definitions.setdefault(
+                    name, Definition(path, line(named), name, "function" if function else "class"))
+                module.exported["default"] = name
+            elif value.type == "object":
+                for entry in value.named_children:
+                    if entry.type == "shorthand_property_identifier":
+                        module.exported[text(entry)] = text(entry)
+                    elif entry.type == "pair" and (key := entry.child_by_field_name("key")) \
+                            and (local := entry.child_by_field_name("value")) \
+                            and local.type == "identifier":
+                        module.exported[text(key)] = text(local)
+            return
+        if written[:-1] in (["module", "exports"], ["exports"]):
+            name = written[-1]
+            if value.type == "identifier":
+                module.exported[name] = text(value)
+                return
+            module.definitions[name] = Definition(
+                path, line(value.parent or value), name, "function" if function else "constant")
+            module.exported[name] = name
+        elif len(written) == 3 and written[1] == "prototype" and function:
+            owner = module.definitions.get(written[0])
+            if owner is not None and owner.path == path and owner.kind in ("function", "class"):
+                # The members dict is shared, so methods found before stay.
+                cls = dataclasses.replace(owner, kind="class")
+                cls.members.setdefault(written[2], Definition(
+                    path, line(value), f"{written[0]}.{written[2]}", "method"))
+                module.definitions[written[0]] = cls
+
+    def _require(self, module: _Module, declarator: Node) -> bool:
+        """`const m = require("./m")`, `const {a, b: c} = require("./m")`, `const a =
+        require("./m").a`; whether it is one (of a file of the repository or not)."""
+        name = declarator.child_by_field_name("name")
+        value = declarator.child_by_field_name("value")
+        member = None
+        if value is not None and value.type == "member_expression":
+            member = value.child_by_field_name("property")
+            value = value.child_by_field_name("object")
+        if name is None or value is None or value.type != "call_expression":
+            return False
+        function, arguments = value.child_by_field_name("function"), \
+            value.child_by_field_name("arguments")
+        if function is None or text(function) != "require" or arguments is None \
+                or arguments.named_child_count != 1 or arguments.named_children[0].type != "string":
+            return False
+        target = self.resolve(module.source.rel_path, _unquote(arguments.named_children[0]))
+        if target is None:
+            return True
+        if member is not None:
+            if name.type == "identifier":
+                module.imports[text(name)] = (target, text(member))
+        elif name.type == "identifier":
+            module.imports[text(name)] = (target, _REQUIRED)
+        elif name.type == "object_pattern":
+            for part in name.named_children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    module.imports[text(part)] = (target, text(part))
+                elif part.type == "pair_pattern" and (key := part.child_by_field_name("key")) \
+                        and (local := part.child_by_field_name("value")) \
+                        and local.type == "identifier":
+                    module.imports[text(local)] = (target, text(key))
+        return True
 
     def _define(self, module: _Module, node: Node, kind: str) -> None:
         name_node = node.child_by_field_name("name")
@@ -275,6 +375,9 @@ class _Repository:
         module = self.modules.get(path)
         if module is None or (path, name) in seen:
             return None
+        if name == _REQUIRED:  # `module.exports = X` if the module says so, else its exports
+            return self.member(path, "default", seen) if "default" in module.exported \
+                else _ModuleRef(path)
         seen |= {(path, name)}
         if name in module.exported:
             local = module.exported[name]
@@ -305,6 +408,8 @@ class _Repository:
                 bound[alias] = found
         found_uses: list[Use] = []
         for statement in module.root.children:
+            if statement.start_byte in module.requiring:
+                continue
             typed: dict[str, Definition] = {}
             for node in preorder(statement):
                 self._learn_type(node, bound, typed)
