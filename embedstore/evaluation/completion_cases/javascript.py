@@ -9,7 +9,10 @@ through the `imports` of the package the importing file is in. Named, default an
 imports are followed through barrels
 (`export * from`, `export { a as b } from`, `export * as ns from`). A variable's
 class is known from `new C(...)` or a `: C` annotation. Declaration files (`.d.ts`)
-are neither cursors nor answers.
+are neither cursors nor answers. CommonJS is read too: `exports.f =` and
+`module.exports.f =` export `f`, `module.exports = X` is what a whole-module `require`
+binds, `require("./m").a` and `const { a } = require("./m")` import `a`, and a function
+with `C.prototype.m = function` is a class; a `require` line is no cursor.
 """
 
 from __future__ import annotations
