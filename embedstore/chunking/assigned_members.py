@@ -27,36 +27,36 @@ _NOT_OWNERS = frozenset({"this", "module", "exports", "window", "globalThis", "s
 @dataclass(frozen=True)
 class AssignedMember:
     owner: str | None  # None: a name the module exports
-    name: str
     name_node: Node
     value: Node  # the assigned expression
     function: bool  # a function expression, so a function or a method
 
+    @property
+    def name(self) -> str:
+        return _text(self.name_node)
+
 
 def assigned_member(statement: Node) -> AssignedMember | None:
     """The definition a top-level expression statement makes by assignment, if any."""
-    assignment = statement.named_children[0] if statement.named_child_count else None
-    if assignment is None or assignment.type != "assignment_expression":
+    found = _assignment(statement)
+    if found is None:
         return None
-    left, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-    path = _dotted(left)
-    if left is None or value is None or path is None or len(path) < 2:
-        return None
-    head, name = tuple(path[:-1]), path[-1]
-    name_node = left.child_by_field_name("property")
+    path, left, value = found
+    head = tuple(path[:-1])
     function = value.type in FUNCTION_VALUES
-    if (*head, name) in _EXPORTS:  # `module.exports = function getCallers () {...}`
+    if tuple(path) in _EXPORTS:  # `module.exports = function getCallers () {...}`
         named = value.child_by_field_name("name") if function else None
-        return AssignedMember(None, _text(named), named, value, True) if named else None
+        return AssignedMember(None, named, value, True) if named is not None else None
+    name_node = left.child_by_field_name("property")
     if name_node is None:
         return None
     if head in _EXPORTS:
-        return AssignedMember(None, name, name_node, value, function)
+        return AssignedMember(None, name_node, value, function)
     prototype = len(head) == 2 and head[1] == "prototype"
     # `app.locals = ...` sets state: of an object's members only a function is defined so.
     if head[0] in _NOT_OWNERS or not (prototype or (len(head) == 1 and function)):
         return None
-    return AssignedMember(head[0], name, name_node, value, function)
+    return AssignedMember(head[0], name_node, value, function)
 
 
 def commonjs_exported(root: Node) -> frozenset[str]:
@@ -64,18 +64,16 @@ def commonjs_exported(root: Node) -> frozenset[str]:
     exports a and c, `exports.x = y` and `module.exports = y` export y."""
     names: set[str] = set()
     for statement in root.named_children:
-        assignment = statement.named_children[0] \
-            if statement.type == "expression_statement" and statement.named_child_count else None
-        if assignment is None or assignment.type != "assignment_expression":
+        found = _assignment(statement)
+        if found is None:
             continue
-        path = _dotted(assignment.child_by_field_name("left"))
-        value = assignment.child_by_field_name("right")
-        if path is None or value is None or not (tuple(path) in _EXPORTS
-                                                 or tuple(path[:-1]) in _EXPORTS):
+        path, _, value = found
+        whole = tuple(path) in _EXPORTS
+        if not whole and tuple(path[:-1]) not in _EXPORTS:
             continue
         if value.type == "identifier":
             names.add(_text(value))
-        elif value.type == "object" and tuple(path) in _EXPORTS:
+        elif value.type == "object" and whole:
             for entry in value.named_children:
                 local = entry if entry.type == "shorthand_property_identifier" \
                     else entry.child_by_field_name("value") if entry.type == "pair" else None
@@ -83,6 +81,19 @@ def commonjs_exported(root: Node) -> frozenset[str]:
                                                         "shorthand_property_identifier"):
                     names.add(_text(local))
     return frozenset(names)
+
+
+def _assignment(statement: Node) -> tuple[list[str], Node, Node] | None:
+    """(the dotted target as names, the target, the value) of `a.b.c = value;`."""
+    assignment = statement.named_children[0] \
+        if statement.type == "expression_statement" and statement.named_child_count else None
+    if assignment is None or assignment.type != "assignment_expression":
+        return None
+    left, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+    path = _dotted(left)
+    if left is None or value is None or path is None or len(path) < 2:
+        return None
+    return path, left, value
 
 
 def _text(node: Node) -> str:
