@@ -17,6 +17,7 @@ that code-at-cursor reads, so that row is not graded by its own name resolution.
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from embedstore.store.collection import Collection
 
 CASE_KINDS = ("call", "method", "attribute")
+_NAME_AT_END = re.compile(r"[\w$]+$")
 ALL_KINDS = "all"
 DEFAULT_BUDGETS = (512, 1024, 2048, 4096)
 DEFAULT_MAX_CASES = 200
@@ -48,6 +50,7 @@ DEFAULT_MAX_CASES = 200
 HEADLINE_BUDGET = 2048
 CANDIDATE_ROW = "code-at-cursor"
 SUFFIX_ROW = "code-at-cursor with the suffix"
+AT_NAME_ROW = "code-at-cursor at the name"
 BASELINE_ROW = "context, last 30 lines"
 _COLLECTION = "code"
 
@@ -63,6 +66,9 @@ class CompletionCase:
     target_path: str  # the used definition's file
     target_line: int  # its def/class line, or a constant's assignment line
     target_name: str  # qualified within its module: "load", "Widget", "Widget.resize"
+    # The target line's text before the used name (`    let n = cmd.`): what an editor's
+    # cursor has before it while the name is being typed.
+    typed: str = ""
 
 
 # -- finding cases ---------------------------------------------------------------------
@@ -106,10 +112,18 @@ def _cases_of(repo: str, file: FileUses) -> list[CompletionCase]:
         CompletionCase(
             repo, file.path, use.line, "".join(lines[: use.line - 1]),
             "".join(lines[use.line :]), use.kind, use.target.path, use.target.line,
-            use.target.name,
+            use.target.name, _before_name(lines[use.line - 1], use.column),
         )
         for use in per_line.values()
     ]
+
+
+def _before_name(line: str, name_end: int) -> str:
+    """The text of ``line`` before the name that ends at ``name_end`` (the parsers' UTF-8
+    byte offset); the whole line's start ("") when no name ends there."""
+    before = line.encode("utf-8", errors="replace")[:name_end].decode("utf-8", errors="replace")
+    name = _NAME_AT_END.search(before)
+    return before[: name.start()] if name else ""
 
 
 def _sample(cases: Sequence[CompletionCase], seed: int, limit: int | None) -> list[CompletionCase]:
@@ -158,17 +172,19 @@ def sliding_windows(
     return window_context(collection, case.code, case.path, budget, count_tokens)
 
 
-def code_at_cursor(with_suffix: bool) -> Row:
+def code_at_cursor(with_suffix: bool = False, at_name: bool = False) -> Row:
     """``context_for_code`` with the file's path; ``with_suffix``, given the file's text after
-    the cursor's line as well, as an editor asking for a fill-in-the-middle completion sends it."""
+    the cursor's line as well, as an editor asking for a fill-in-the-middle completion sends it;
+    ``at_name``, with the cursor on the target line just before the used name (`cmd.|`)."""
 
     def row(
         collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
     ) -> RagContext:
         from embedstore.retrieval.code_context import context_for_code
 
+        code = case.code + case.typed if at_name else case.code
         return context_for_code(
-            collection, case.code, code_after=case.code_after if with_suffix else None,
+            collection, code, code_after=case.code_after if with_suffix else None,
             path=case.path, max_tokens=budget, tokenizer=count_tokens,
         )
 
@@ -189,11 +205,12 @@ ROWS: dict[str, Row] = {
     "sliding-window BM25": sliding_windows,
     CANDIDATE_ROW: code_at_cursor(with_suffix=False),
     SUFFIX_ROW: code_at_cursor(with_suffix=True),
+    AT_NAME_ROW: code_at_cursor(at_name=True),
 }
 # The rows whose answers read no vector: a collection indexed by any encoder that counts
 # tokens as the model does gives them the same answers (bench/completion.py --fast).
 VECTOR_FREE_ROWS = ("no retrieval", "imported definitions", "sliding-window BM25",
-                    CANDIDATE_ROW, SUFFIX_ROW)
+                    CANDIDATE_ROW, SUFFIX_ROW, AT_NAME_ROW)
 
 
 def check_rows(names: Sequence[str]) -> None:

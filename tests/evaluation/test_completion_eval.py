@@ -147,6 +147,10 @@ def test_build_cases_finds_each_kind_with_its_definition(repo: Path) -> None:
         assert case.repo == "shop"
         target = REPO[case.target_path].splitlines()[case.target_line - 1]
         assert case.target_name.rpartition(".")[2] in target
+        # An editor's cursor as the name is typed: the line up to the used name.
+        used = lines[case.line - 1]
+        assert used.startswith(case.typed)
+        assert used[len(case.typed):].startswith(case.target_name.rpartition(".")[2])
 
 
 def test_sampling_is_seeded_and_stratified(repo: Path) -> None:

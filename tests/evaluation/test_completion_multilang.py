@@ -6,6 +6,7 @@ kind, answer file and line) can be read off it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -352,6 +353,11 @@ def test_cases_are_the_uses_of_other_files_definitions(tmp_path: Path, language:
         assert case.code_after == "".join(lines[case.line :])
         used = lines[case.line - 1]
         assert case.target_name.rpartition(".")[2] in used or case.kind == "call"
+        # An editor's cursor as the name is typed: the line up to the used name.
+        assert used.startswith(case.typed)
+        assert re.match(r"[\w$]", used[len(case.typed):])
+        if case.kind != "call":  # a call's name may be an alias
+            assert used[len(case.typed):].startswith(case.target_name.rpartition(".")[2])
         answer = files[case.target_path].splitlines()[case.target_line - 1]
         assert case.target_name.rpartition(".")[2] in answer
 
