@@ -1,4 +1,4 @@
-"""`embedstore context QUERY` or `context --at PATH:LINE`: a prompt-ready context.
+"""`embedstore context QUERY` or `context --at PATH:LINE[:COLUMN]`: a prompt-ready context.
 
 With QUERY, the definitions that answer a question in words; with --at (or
 --code), what the code at a cursor needs from other files (code-at-cursor).
@@ -47,8 +47,9 @@ def context(
     at: Annotated[
         str | None,
         typer.Option(
-            "--at", metavar="PATH:LINE",
-            help="Code-at-cursor: the file on disk, the cursor at the start of LINE.",
+            "--at", metavar="PATH:LINE[:COLUMN]",
+            help="Code-at-cursor: the file on disk, the cursor at the start of LINE, or "
+                 "before its COLUMNth character (from 1), as an editor has it mid-line.",
         ),
     ] = None,
     code: Annotated[
@@ -97,7 +98,7 @@ def context(
 ) -> None:
     """Print the best definitions packed into a token budget, each under a path:lines header.
 
-    Give a QUERY in words, or the code at a cursor with --at PATH:LINE (or --code).
+    Give a QUERY in words, or the code at a cursor with --at PATH:LINE[:COLUMN] (or --code).
     """
     output = output_format(fmt, as_json)
     if sum(x is not None for x in (query, at, code)) != 1:

@@ -1,5 +1,5 @@
-"""The code at a cursor for `context --at PATH:LINE` and `--code FILE|-`: parsed and read
-with one-line errors, from regular files of bounded size only."""
+"""The code at a cursor for `context --at PATH:LINE[:COLUMN]` and `--code FILE|-`: parsed and
+read with one-line errors, from regular files of bounded size only."""
 
 from __future__ import annotations
 
@@ -22,26 +22,40 @@ _LINE = re.compile(r"[0-9]+")  # ASCII digits: str.isdigit() takes "²", which i
 
 @dataclass(frozen=True)
 class Cursor:
-    """``--at PATH:LINE``: the cursor at the start of ``line`` (1-based) of ``file``."""
+    """``--at PATH:LINE[:COLUMN]``: the cursor before the ``column``th character (1-based)
+    of ``line`` (1-based) of ``file``, an editor's cursor mid-line; at its start by default."""
 
     file: Path
     line: int
+    column: int = 1
 
 
 def parse_at(at: str) -> Cursor:
-    """``PATH:LINE`` as a Cursor; a usage error that says what is wrong otherwise."""
-    file, colon, line = at.rpartition(":")
+    """``PATH:LINE`` or ``PATH:LINE:COLUMN`` as a Cursor; a usage error that says what is
+    wrong otherwise."""
+    file, colon, last = at.rpartition(":")
     if not colon or not file:
         raise typer.BadParameter(
             f"{at!r} has no line: write PATH:LINE, e.g. {at or 'app.py'}:42", param_hint="'--at'"
         )
+    head, colon, line = file.rpartition(":")
+    if colon and head and _LINE.fullmatch(line):  # PATH:LINE:COLUMN
+        file, column = head, last
+        if not _LINE.fullmatch(column) or int(column) < 1:
+            raise typer.BadParameter(
+                f"{column!r} in {at!r} is not a column: write PATH:LINE:COLUMN with COLUMN "
+                f"a whole number of characters from 1, e.g. {file}:{line}:5",
+                param_hint="'--at'",
+            )
+    else:
+        line, column = last, "1"
     if not _LINE.fullmatch(line) or int(line) < 1:
         raise typer.BadParameter(
             f"{line!r} in {at!r} is not a line number: write PATH:LINE with LINE a whole "
             f"number from 1, e.g. {file}:42",
             param_hint="'--at'",
         )
-    return Cursor(Path(file), int(line))
+    return Cursor(Path(file), int(line), int(column))
 
 
 def cursor_code(
@@ -63,8 +77,17 @@ def cursor_code(
             param_hint="'--at'",
         )
     cut = at.line - 1
-    before = "\n".join(lines[:cut]) + ("\n" if cut else "")
-    return before, "\n".join(lines[cut:]), collection_path(at.file, source_root)
+    line = lines[cut] if cut < len(lines) else ""
+    if at.column > len(line) + 1:
+        raise typer.BadParameter(
+            f"column {at.column} is past the end of line {at.line} of {at.file.name} "
+            f"({len(line):,} character{'' if len(line) == 1 else 's'})",
+            param_hint="'--at'",
+        )
+    typed = line[: at.column - 1]
+    before = "\n".join(lines[:cut]) + ("\n" if cut else "") + typed
+    after = "\n".join([line[len(typed):], *lines[cut + 1:]])
+    return before, after, collection_path(at.file, source_root)
 
 
 def read_source(file: Path) -> str:

@@ -1455,6 +1455,9 @@ _CHAIN = re.compile(rf"(?<![\w$]){_NAME}(?:(?:\.|::){_NAME})*")
 
 # `head.member` (or `head::member`) where head starts a chain (not `a.head.member`).
 _MEMBER = re.compile(rf"(?<![\w$.:])({_NAME})(?:\.|::)({_NAME})")
+# A chain, its last `.`, `::` or `?.`, and the start of a name typed after it, at the end.
+_ACCESS_AT_END = re.compile(
+    rf"(?<![\w$.:])(?P<chain>{_NAME}(?:(?:\.|::){_NAME})*)(?:\.|::|\?\.)(?P<typed>[\w$]*)$")
 # `.member(` on any value (`cmd.get_name()`, `a.b().len()`; Rust's `.collect::<T>()`).
 _METHOD_CALL = re.compile(rf"\.\s*({_NAME})\s*(?:::\s*<[^()]*?>\s*)?\(")
 # The head under which member_uses counts `.member(` calls through values of any kind:
@@ -1484,6 +1487,14 @@ def member_uses(
             counts[(head, match.group(2))] += 1
     counts.update((ANY_VALUE, match.group(1)) for match in _METHOD_CALL.finditer(text))
     return dict(counts)
+
+
+def access_at_end(text: str) -> tuple[str, str] | None:
+    """The member access ``text`` ends in, as an editor's cursor is while a name is typed:
+    `cmd.` gives ("cmd", ""), `crate::rt::cle` ("crate.rt", "cle"); None when it ends in
+    none (`f(x).` reaches through a call, which no name holds)."""
+    found = _ACCESS_AT_END.search(text.rsplit("\n", 1)[-1])
+    return None if found is None else (found["chain"].replace("::", "."), found["typed"])
 
 
 def identifiers(text: str) -> list[tuple[str, int]]:

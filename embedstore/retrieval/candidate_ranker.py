@@ -57,6 +57,9 @@ class Candidate:
     # Reached itself through a name the code writes: an import, a module's path, a name it
     # uses (not as a member of a class it names).
     named: bool = False
+    # The code's names it is a member of: a module's alias or path (`m`, `crate.rt`), a
+    # class's name (`Command`), a name holding an instance (`cmd`, `self.enc`).
+    through: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ from embedstore.languages import (
     tested_file_name,
 )
 from embedstore.lexical import plain_names, split_identifier
+from embedstore.retrieval.access_at_cursor import accessed_first
 from embedstore.retrieval.candidate_ranker import Candidate, census, rerank
 from embedstore.retrieval.collection_view import (
     TokenCosts,
@@ -163,7 +164,7 @@ def context_for_code(
         raise UserInputError(f"code is longer than {MAX_CODE_CHARS} characters")
     ranked = ranked_candidates(collection, code, code_after=code_after, path=path,
                                filters=filters, similar=similar)
-    ranked = rerank(ranked, code, census(collection.conn, ranked), path)
+    ranked = accessed_first(rerank(ranked, code, census(collection.conn, ranked), path), code)
     # Lines' token counts are kept between answers for the tokenizers known by name.
     if isinstance(tokenizer, str):
         count, costs = load_tokenizer(tokenizer), token_costs(collection, tokenizer)
@@ -354,7 +355,7 @@ def _structural(
         for row in rows:
             popular = math.log1p(uses.get(row.name, 0)) / most if most else 0.0
             add(row, MODULE_SHARE * base + USED_NEAR * (reached[row.name] + beside[id(row)])
-                + REPO_USES * popular)
+                + REPO_USES * popular).through.add(alias)
 
     bound: set[str] = set()
     heads: dict[str, list[str]] = {}  # a name bound to modules -> their files

@@ -65,6 +65,7 @@ def add_members(
             score = cls.score * MEMBER_SHARE + USED_NEAR * used + REPO_USES * popular[member.name]
             found = candidates.setdefault((member.path, member.start_line), Candidate(member))
             found.score = max(found.score, score)
+            found.through.add(cls.row.name)
 
 
 def _private(collection: Collection, member: DefinitionRow) -> bool:
@@ -98,6 +99,7 @@ def add_receivers(
     does, but leaves it its neighbours' share. Only those the value can call as its name
     holds it (a Rust `&T`: `&self` methods; callable_through)."""
     held: dict[str, float] = {}  # class name -> how near its holder is used
+    holding: dict[str, set[str]] = {}  # class name -> the names holding it
     borrows: dict[str, str] = {}  # class name -> how its holders hold it, the freest
     chains = chains_by_head(near, holders)
     called: dict[str, dict[str, float]] = {}  # class name -> member -> nearest call through it
@@ -109,6 +111,7 @@ def add_receivers(
             [(chain, w) for chain, w in chains.get(name, []) if chain not in earlier], name)
         for made in _classes_made_by(collection, found, language):
             held[made] = max(held.get(made, 0.0), use)
+            holding.setdefault(made, set()).add(name)
             borrows[made] = min(borrows.get(made, found.borrow), found.borrow, key=_FREEDOM.index)
             merged = called.setdefault(made, {})
             for attribute, weight in through.items():
@@ -148,6 +151,7 @@ def add_receivers(
                                + USED_NEAR * used.get(member.name, 0.0),
                                it.score + USED_NEAR * beside[id(member)])
                 it.held = True
+                it.through.update(holding[name])
 
 
 # How a name may hold a value, freest first (Rust: owned, `&mut`, `&`).

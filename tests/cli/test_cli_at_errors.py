@@ -64,6 +64,20 @@ def test_a_line_past_the_end_names_the_file_and_its_length(site: Path) -> None:
     assert after_last.exit_code == 0, after_last.stderr
 
 
+@pytest.mark.parametrize("column", ["0", "x", "²", ""])
+def test_a_column_that_is_not_a_number_from_1_says_so(site: Path, column: str) -> None:
+    stderr = one_line_error(context("--at", f"{site / 'app.py'}:2:{column}", "--name", "site"), 2)
+    assert "is not a column" in stderr
+
+
+def test_a_column_past_the_end_of_its_line_names_the_line_and_its_length(site: Path) -> None:
+    # Line 2 is `    return value + 1`, 20 characters: the cursor may stand after the last.
+    stderr = one_line_error(context("--at", f"{site / 'app.py'}:2:22", "--name", "site"), 2)
+    assert "column 22 is past the end of line 2 of app.py (20 characters)" in stderr
+    after_last = context("--at", f"{site / 'app.py'}:2:21", "--name", "site")
+    assert after_last.exit_code == 0, after_last.stderr
+
+
 @pytest.mark.parametrize("option", ["--at", "--code"])
 def test_a_device_is_refused_not_read(site: Path, option: str) -> None:
     where = "/dev/zero:1" if option == "--at" else "/dev/zero"

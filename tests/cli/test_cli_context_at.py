@@ -127,6 +127,19 @@ def test_a_prompt_format_prints_the_models_whole_prompt(indexed: tuple[Path, Pat
     )
 
 
+def test_a_column_puts_the_cursor_mid_line(indexed: tuple[Path, Path]) -> None:
+    root, store = indexed
+    # Line 5 is `    header = normalize_title(raw)`: column 14 is just before the name.
+    done = runner.invoke(app, ["context", "--at", f"{root / 'main.py'}:5:14", "--store",
+                               str(store), "--format", "starcoder2"])
+    assert done.exit_code == 0, done.stderr
+    assert "def normalize_title(text: str, width: int = 40) -> str:" in done.stdout
+    assert done.stdout.endswith(
+        "<fim_prefix>from tools import normalize_title\n\n\ndef page(raw: str) -> str:\n"
+        "    header = <fim_suffix>normalize_title(raw)\n    return header\n<fim_middle>"
+    )
+
+
 def test_llama_infill_prints_the_body_for_llama_cpp(indexed: tuple[Path, Path]) -> None:
     root, store = indexed
     done = runner.invoke(app, ["context", "--at", f"{root / 'main.py'}:5", "--store", str(store),

@@ -1,0 +1,39 @@
+"""The member access an editor's cursor is in: `cmd.|`, `crate::rt::cle|`, `Command::|`.
+
+An editor asks for a completion mid-line, often just after a `.` or `::`. The next name is
+then a member of what the access names: of the module it binds or its path reaches, of the
+class it names, or of the class a name of the code holds. Those members come first, in the
+order the evidence gave them; of them, those whose name starts as the typed text does first.
+Their class leads them: its outline lists them all compactly, even those code-at-cursor
+keeps out as candidates of their own (a method the edited file overrides, whose header the
+prompt holds: `logging.Handler.handleError(` in a handler's own `handleError`).
+"""
+
+from __future__ import annotations
+
+from embedstore.chunking.symbols import access_at_end
+from embedstore.retrieval.candidate_ranker import Candidate
+
+
+def accessed_first(ranked: list[Candidate], code: str) -> list[Candidate]:
+    """``ranked`` with the members of the access ``code`` ends in first (as is without one)."""
+    access = access_at_end(code)
+    if access is None:
+        return ranked
+    chain, typed = access
+    parts = chain.split(".")
+    # `crate::net::UnixStream::` reaches UnixStream's members as `UnixStream::` does: the
+    # longest tail of the chain that candidates are reached through decides.
+    for start in range(len(parts)):
+        name = ".".join(parts[start:])
+        members = [c for c in ranked if name in c.through]
+        if members:
+            break
+    else:
+        return ranked
+    members.sort(key=lambda c: not c.row.name.startswith(typed))  # stable: evidence order
+    # The classes whose outlines list them (none for a module's definitions).
+    keys = {(c.row.path, c.row.start_line) for c in members}
+    owners = [c for c in ranked if any((m.path, m.start_line) in keys for m in c.members)]
+    chosen = {id(c) for c in members + owners}
+    return owners + members + [c for c in ranked if id(c) not in chosen]

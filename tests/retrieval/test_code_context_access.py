@@ -1,0 +1,116 @@
+"""Code-at-cursor with the cursor mid-line, just after a member access (`cmd.|`, `units::to_d|`),
+as an editor asks while a name is typed: the next name is a member of what the access names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from embedstore.chunking.symbols import access_at_end
+from embedstore.retrieval.code_context import context_for_code
+from embedstore.store.collection import Collection
+from tests.fakes import FakeEncoder
+from tests.retrieval.test_code_context import indexed
+from tests.retrieval.test_code_context_languages import rust_helpers
+
+
+def context(collection: Collection, code: str, path: str, max_tokens: int) -> str:
+    return context_for_code(collection, code, path=path, max_tokens=max_tokens,
+                            similar=False).text
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("fn f(cmd: &Command) {\n    let n = cmd.", ("cmd", "")),
+    ("    let t = crate::units::to_d", ("crate.units", "to_d")),
+    ("    self.store.", ("self.store", "")),
+    ("    Command::", ("Command", "")),
+    ("    let x = f(y).", None),  # through a call's result, which no name holds
+    ("    let x = ", None),
+    ("    let x = cmd.name\n", None),  # the line is finished: the cursor is on the next
+    ("    let r = 1.5", None),
+])
+def test_the_access_the_code_ends_in(code: str, expected: tuple[str, str] | None) -> None:
+    assert access_at_end(code) == expected
+
+
+# A builder type of thirty getters alike (clap's `Command`) and a module of helpers that the
+# code calls just above the cursor.
+BUILDER_CRATE = {
+    "Cargo.toml": '[package]\nname = "cli"\nversion = "0.1.0"\n',
+    "src/lib.rs": "pub mod command;\npub mod util;\nmod run;\n",
+    "src/command.rs": "pub struct Command {\n    name: String,\n}\n\nimpl Command {\n"
+                      + "".join(f"    pub fn get_setting{i}(&self) -> u32 {{\n        {i}\n"
+                                "    }\n\n" for i in range(30))
+                      + "    pub fn get_name(&self) -> &str {\n        &self.name\n    }\n}\n",
+    "src/util.rs": rust_helpers(),
+}
+BUILDER_CODE = ("use crate::command::Command;\nuse crate::util;\n\n"
+                "pub fn run(cmd: &Command) -> u32 {\n    let a = util::helper3(1);\n"
+                "    let b = util::helper7(2);\n    let n = ")
+
+
+def test_a_held_values_members_come_first_after_its_dot(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, BUILDER_CRATE)
+    # At the start of the right-hand side the helpers just used lead; after `cmd.` the
+    # answer is a getter of Command.
+    before = context(collection, BUILDER_CODE, "src/run.rs", max_tokens=60)
+    after = context(collection, BUILDER_CODE + "cmd.", "src/run.rs", max_tokens=60)
+    assert "pub fn get_setting" not in before
+    assert "pub(crate) fn helper" not in after
+    assert after.count("pub fn get_setting") >= 2
+
+
+def test_the_typed_start_of_a_name_picks_the_member(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, BUILDER_CRATE)
+    wanted = "pub fn get_name(&self) -> &str {"
+    # Thirty-one getters fit no small budget; `get_n` says which one comes.
+    assert wanted not in context(collection, BUILDER_CODE + "cmd.", "src/run.rs", 60)
+    assert wanted in context(collection, BUILDER_CODE + "cmd.get_n", "src/run.rs", 60)
+
+
+# A module of thirteen functions reached by its path in Rust and by its alias in Python, and
+# a function of another module that the code calls just above the cursor.
+UNIT_FILES = {
+    "rust": {
+        "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
+        "src/lib.rs": "mod units;\nmod other;\nmod span;\n",
+        "src/units.rs": rust_helpers()
+                        + "pub(crate) fn to_days(seconds: i64) -> i64 {\n    seconds / 86400\n}\n",
+        "src/other.rs": "pub(crate) fn other_days(n: i64) -> i64 {\n    n\n}\n",
+    },
+    "python": {
+        "pkg/__init__.py": "",
+        "pkg/units.py": "".join(f"def helper{i}(n: int) -> int:\n    return n\n\n\n"
+                                for i in range(12))
+                        + "def to_days(seconds: int) -> int:\n    return seconds\n",
+        "pkg/other.py": "def other_days(n: int) -> int:\n    return n\n",
+    },
+}
+# the code before the cursor, the access typed, the edited file
+UNIT_CURSORS = {
+    "rust": ("use crate::other::other_days;\n\npub fn length(seconds: i64) -> i64 {\n"
+             "    let base = other_days(seconds);\n    let days = ", "crate::units::",
+             "src/span.rs"),
+    "python": ("from pkg import units\nfrom pkg.other import other_days\n\n\n"
+               "def length(seconds: int) -> int:\n    base = other_days(seconds)\n    days = ",
+               "units.", "pkg/span.py"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(UNIT_CURSORS))
+def test_a_modules_members_come_first_after_its_path(
+    tmp_path: Path, fake_encoder: FakeEncoder, language: str
+) -> None:
+    collection = indexed(tmp_path, UNIT_FILES[language])
+    code, typed, path = UNIT_CURSORS[language]
+    # The function used just above leads at the start of the right-hand side; after the
+    # module's path or alias, the module's functions do (blocks come best first).
+    before = context(collection, code, path, max_tokens=30)
+    after = context(collection, code + typed, path, max_tokens=30)
+    assert before.startswith(("src/other.rs", "pkg/other.py"))
+    assert after.startswith(("src/units.rs", "pkg/units.py"))
