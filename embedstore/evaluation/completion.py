@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from embedstore.store.collection import Collection
 
 CASE_KINDS = ("call", "method", "attribute")
-_NAME_AT_END = re.compile(r"[\w$]+$")
 ALL_KINDS = "all"
 DEFAULT_BUDGETS = (512, 1024, 2048, 4096)
 DEFAULT_MAX_CASES = 200
@@ -53,6 +52,8 @@ SUFFIX_ROW = "code-at-cursor with the suffix"
 AT_NAME_ROW = "code-at-cursor at the name"
 BASELINE_ROW = "context, last 30 lines"
 _COLLECTION = "code"
+# The used name that a line cut at its end ends in (a JavaScript name may hold `$`).
+_NAME_AT_END = re.compile(r"[\w$]+$")
 
 
 @dataclass(frozen=True)
