@@ -1,7 +1,8 @@
 // The Map view: GET /v1/collections/{name}/map drawn on a <canvas> (no plotting
 // library to ship), coloured by folder, language, kind or file, with the current
 // search results ringed and numbered; a click on a point shows its result, or its
-// file. Uses `$`, `api`, `ALL`, `collectionNames` and `showResult` from app.js, `openFile` from file.js.
+// file. Uses `$`, `api`, `ALL`, `collectionNames`, `collectionsListed` and `showResult` from app.js,
+// `openFile` from file.js.
 "use strict";
 
 // The palette and the "(other)" rule of embedstore/plot/colors.py, so the page
@@ -43,6 +44,9 @@ function mapCollection() {
 }
 
 async function loadMap() {
+  // The Map opened before the collections are listed (a click right after the page loads)
+  // has none to draw yet: it waits for the listing, as a search does.
+  await collectionsListed;
   const name = mapCollection();
   const method = $("map-method").value;
   if (!name) return;

@@ -162,6 +162,29 @@ def test_a_click_on_a_point_shows_its_result_or_else_its_file(base_url: str) -> 
             browser.close()
 
 
+def test_the_map_opened_before_the_collections_are_listed_waits_for_them(
+    base_url: str,
+) -> None:
+    from playwright.sync_api import Route, expect, sync_playwright
+
+    held: list[Route] = []
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            # The listing held back until the Map is open: the order a busy machine may give.
+            page.route(lambda url: url.endswith("/v1/collections"),
+                       lambda route: held.append(route))
+            page.goto(base_url + "/")
+            page.click("#views button[data-view=map]")
+            while not held:
+                page.wait_for_timeout(20)  # the page's own request, not a time, ends this
+            held[0].continue_()
+            expect(page.locator("#map-canvas")).to_have_attribute("data-points", re.compile(r"\d"))
+        finally:
+            browser.close()
+
+
 def test_a_map_of_one_folder_colours_by_file_with_the_legend_in_view(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
