@@ -24,7 +24,8 @@ What each piece of evidence weighs is in ``evidence_weights.py``.
 
 A linear model fitted on the tuning sets (``candidate_ranker.py``) then orders the best 150
 by that evidence and by what each candidate is (a method or a free function, test code, a
-name many definitions share, one the last lines already use).
+name many definitions share, one the last lines already use). When the code ends mid-line
+in a member access (`cmd.`, `crate::rt::`), what that names leads (``access_at_cursor.py``).
 
 Packing (``outline_packing.py``) puts a compact outline (signature and first docstring
 line) of many candidates first, then whole bodies of the best while the budget lasts. The

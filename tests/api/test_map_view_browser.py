@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import sysconfig
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from embedstore.api.app import create_app
 from embedstore.api.settings import ServerSettings
 from embedstore.ingest.indexer import IndexOptions, index_folder
 from embedstore.store.store import Store
-from tests.api.browser import CHROMIUM, launch
+from tests.api.browser import CHROMIUM, WAIT_MS, launch
 from tests.api.server import serving_in_thread
 from tests.fakes import FAKE_SPEC, FakeEncoder
 from tests.plot.corpus import indexed_store
@@ -177,8 +178,12 @@ def test_the_map_opened_before_the_collections_are_listed_waits_for_them(
                        lambda route: held.append(route))
             page.goto(base_url + "/")
             page.click("#views button[data-view=map]")
-            while not held:
-                page.wait_for_timeout(20)  # the page's own request, not a time, ends this
+            # The page's own request ends this wait; WAIT_MS only keeps a page that never
+            # asks from hanging the run.
+            deadline = time.monotonic() + WAIT_MS / 1000
+            while not held and time.monotonic() < deadline:
+                page.wait_for_timeout(20)
+            assert held, "the page never asked for the collections"
             held[0].continue_()
             expect(page.locator("#map-canvas")).to_have_attribute("data-points", re.compile(r"\d"))
         finally:
