@@ -15,6 +15,7 @@ from pathlib import Path
 
 from embedstore.errors import UserInputError
 from embedstore.retrieval.code_context import MAX_CODE_CHARS
+from embedstore.retrieval.cursor_split import split_at_cursor
 
 
 @dataclass(frozen=True)
@@ -24,9 +25,11 @@ class Cursor:
     path: str  # relative to the collection's folder, as the index names it
 
 
-def read_cursor(source_root: str | None, collection: str, path: str, line: int) -> Cursor:
-    """The text before and after ``line`` (1-based: the cursor at its start) of ``path``,
-    relative to the collection's folder or absolute inside it."""
+def read_cursor(
+    source_root: str | None, collection: str, path: str, line: int, column: int = 1
+) -> Cursor:
+    """The text before and after the cursor before the ``column``th character (1-based) of
+    ``line`` (1-based) of ``path``, relative to the collection's folder or absolute inside it."""
     if source_root is None:
         raise UserInputError(
             f"collection {collection!r} holds documents pushed by id, not a folder: "
@@ -36,18 +39,8 @@ def read_cursor(source_root: str | None, collection: str, path: str, line: int) 
     file = (root / path).resolve()  # an absolute path stays itself
     if not file.is_relative_to(root):
         raise UserInputError(f"{path!r} is not inside {collection!r}'s folder {str(root)!r}")
-    text = _read_regular(file, path)
-    lines = text.split("\n")
-    count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    if line > count + 1:  # the line after the last: the cursor at the end of the file
-        raise UserInputError(
-            f"line {line} is past the end of {path!r} ({count} line{'' if count == 1 else 's'})"
-        )
-    return Cursor(
-        before="".join(f"{text_line}\n" for text_line in lines[: line - 1]),
-        after="\n".join(lines[line - 1:]),
-        path=file.relative_to(root).as_posix(),
-    )
+    before, after = split_at_cursor(_read_regular(file, path), line, column, name=repr(path))
+    return Cursor(before=before, after=after, path=file.relative_to(root).as_posix())
 
 
 def _read_regular(file: Path, named: str) -> str:

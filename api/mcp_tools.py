@@ -101,6 +101,12 @@ LineArg = Annotated[
     Field(description="With path: the cursor is at the start of this line (1-based) of the "
           "file, which the server reads from the collection's folder."),
 ]
+ColumnArg = Annotated[
+    Annotated[int, Field(ge=1), JsonInteger, Strict()] | None,
+    Field(description="With line: the cursor stands before this character (1-based) of the "
+          "line, as an editor's does mid-line (after `cmd.`); the start of the line if left "
+          "out."),
+]
 
 
 class Tools:
@@ -191,6 +197,7 @@ class Tools:
                   "folder; its own definitions are left out."),
         ] = None,
         line: LineArg = None,
+        column: ColumnArg = None,
         max_tokens: MaxTokensArg = 2000,
         collection: CollectionArg = None,
         include: IncludeArg = None,
@@ -206,11 +213,12 @@ class Tools:
         """Before writing or completing code at a cursor: what that code needs from OTHER
         files of the repository, i.e. signatures (then bodies, budget permitting) of the
         functions, classes and constants it imports or is about to use, packed into
-        max_tokens under abs_path:lines headers. Give the file and line (path, line), or the
-        text before the cursor (code, code_after)."""
+        max_tokens under abs_path:lines headers. Give the file and line (path, line, and
+        column when the cursor stands mid-line), or the text before the cursor (code,
+        code_after)."""
         self._wait()
         with self._lease(collection) as opened:
-            before, after, where = _cursor_code(opened, code, code_after, path, line)
+            before, after, where = _cursor_code(opened, code, code_after, path, line, column)
             filters = _filters([opened], include, exclude, language)
             if format is None:
                 packed = _cursor_context(opened, before, after, where, max_tokens, filters)
@@ -295,16 +303,18 @@ def _named(name: str) -> str:
 
 def _cursor_code(
     collection: Collection, code: str | None, code_after: str | None, path: str | None,
-    line: int | None,
+    line: int | None, column: int | None,
 ) -> tuple[str, str | None, str | None]:
     """(the code before the cursor, after it, the file's path in the collection)."""
     root = collection.manifest.source_root
+    if column is not None and line is None:
+        raise ValueError("column goes with path and line: the cursor's place on that line")
     if line is not None:
         if code is not None or code_after is not None:
             raise ValueError("give either code (and code_after) or path and line")
         if path is None:
             raise ValueError("line goes with path: the file to read the cursor's code from")
-        cursor = read_cursor(root, collection.name, path, line)
+        cursor = read_cursor(root, collection.name, path, line, column or 1)
         return cursor.before, cursor.after, cursor.path
     if code is None:
         raise ValueError("give the code before the cursor as code, or a file of the "

@@ -13,8 +13,10 @@ from pathlib import Path
 import typer
 
 from embedstore.errors import UserInputError
+from embedstore.retrieval.cursor_split import CursorOutOfRangeError, split_at_cursor
 
-# code_context.MAX_CODE_CHARS, not imported: parsing --at must not load the retrieval layer.
+# code_context.MAX_CODE_CHARS, not imported: parsing --at must not wait for code_context to
+# load the whole retrieval stage.
 # A file of this many bytes holds at most this many characters.
 MAX_SOURCE_BYTES = 1_000_000
 _LINE = re.compile(r"[0-9]+")  # ASCII digits: str.isdigit() takes "²", which int() refuses
@@ -66,27 +68,11 @@ def cursor_code(
         text = read_stdin() if code == "-" else read_source(Path(code))
         return text, None, path
     assert at is not None
-    lines = read_source(at.file).split("\n")
-    # A file ending in a newline splits into one more, empty, "line": the cursor may stand
-    # there (after the last line), not below it.
-    count = len(lines) - 1 if lines[-1] == "" else len(lines)
-    if at.line > count + 1:
-        raise typer.BadParameter(
-            f"line {at.line} is past the end of {at.file.name} ({count:,} "
-            f"line{'' if count == 1 else 's'})",
-            param_hint="'--at'",
-        )
-    cut = at.line - 1
-    line = lines[cut] if cut < len(lines) else ""
-    if at.column > len(line) + 1:
-        raise typer.BadParameter(
-            f"column {at.column} is past the end of line {at.line} of {at.file.name} "
-            f"({len(line):,} character{'' if len(line) == 1 else 's'})",
-            param_hint="'--at'",
-        )
-    typed = line[: at.column - 1]
-    before = "\n".join(lines[:cut]) + ("\n" if cut else "") + typed
-    after = "\n".join([line[len(typed):], *lines[cut + 1:]])
+    try:
+        before, after = split_at_cursor(read_source(at.file), at.line, at.column,
+                                        name=at.file.name)
+    except CursorOutOfRangeError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--at'") from None
     return before, after, collection_path(at.file, source_root)
 
 

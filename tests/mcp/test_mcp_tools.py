@@ -379,6 +379,47 @@ def test_context_for_code_lays_out_a_completion_models_prompt(
     assert body["input_extra"][0]["filename"] == "pkg/config.py"
 
 
+def test_context_for_code_takes_a_column_for_a_cursor_mid_line(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    """An editor's cursor mid-line (after `cfg.`): the typed part of the line is code before
+    the cursor, and the access it ends in puts the held class's members first."""
+    root = tmp_path / "app"
+    (root / "pkg").mkdir(parents=True)
+    methods = "".join(f"    def option_{i}(self):\n        return {i}\n\n" for i in range(40))
+    (root / "pkg" / "helpers.py").write_text(
+        "".join(f"def helper_{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    (root / "pkg" / "config.py").write_text(f"class Config:\n{methods}")
+    (root / "main.py").write_text(
+        "from pkg.config import Config\nfrom pkg.helpers import *\n\n"
+        "cfg = Config()\nhelper_1(1)\nn = cfg.option_7()\n")
+    store = Store()
+    index_folder(store, root, IndexOptions(name="app", encoder=FAKE_SPEC))
+
+    def answer(column: int, **more: Any) -> Any:
+        result = call(store, "context_for_code",
+                      {"path": "main.py", "line": 6, "column": column, **more})
+        assert not result.is_error, text_of(result)
+        return result
+
+    infill = json.loads(text_of(answer(9, format="llama-infill")))
+    mid_line = text_of(answer(9, max_tokens=120))
+
+    assert infill["input_prefix"].endswith("helper_1(1)\nn = cfg.")
+    assert infill["input_suffix"].startswith("option_7()\n")
+    assert mid_line.startswith(f"{root / 'pkg' / 'config.py'}:")
+    assert "class Config:" in mid_line and "def helper_" not in mid_line
+    # At the line's start the next line may call anything: the helpers used above lead.
+    assert text_of(answer(1, max_tokens=120)).startswith(f"{root / 'pkg' / 'helpers.py'}:")
+
+    refused = call(store, "context_for_code", {"path": "main.py", "line": 6, "column": 99})
+    assert refused.is_error
+    assert text_of(refused).endswith(
+        "column 99 is past the end of line 6 of 'main.py' (18 characters)")
+    alone = call(store, "context_for_code", {"code": "x", "column": 2})
+    assert alone.is_error and "column goes with path and line" in text_of(alone)
+
+
 def test_context_for_code_reads_only_regular_files_inside_the_collections_folder(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
