@@ -438,6 +438,9 @@ def _structural(
                for name, found in receivers(code, language).items()}
     attribute_near = attributes_near(near, holders)
     add_members(collection, candidates, attribute_near)
+    # ... and its members are reached through the name it is imported under (`OldDuration::`).
+    for cand in candidates.values():
+        cand.through.update(alias for alias, name in renamed.items() if name in cand.through)
     add_receivers(collection, holders, path, language, candidates,
                   *_since_bindings(code, near, below, holders), attribute_near)
     if enclosing is not None:

@@ -73,6 +73,18 @@ def test_the_typed_start_of_a_name_picks_the_member(
     assert wanted in context(collection, BUILDER_CODE + "cmd.get_n", "src/run.rs", 60)
 
 
+def test_a_class_imported_under_another_name_is_reached_through_that_name(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, BUILDER_CRATE)
+    code = BUILDER_CODE.replace("command::Command;", "command::Command as Cmd;").replace(
+        "cmd: &Command", "cmd: &Cmd")
+    # `Cmd::` names Command's members as `Command::` would; without it the helpers lead.
+    answer = context(collection, code + "Cmd::get_n", "src/run.rs", 60)
+    assert "pub fn get_name(&self) -> &str {" in answer
+    assert "pub(crate) fn helper" not in answer
+
+
 # A module of thirteen functions reached by its path in Rust and by its alias in Python, and
 # a function of another module that the code calls just above the cursor.
 UNIT_FILES = {
