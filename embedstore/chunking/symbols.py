@@ -1458,6 +1458,8 @@ _MEMBER = re.compile(rf"(?<![\w$.:])({_NAME})(?:\.|::)({_NAME})")
 # A chain, its last `.`, `::` or `?.`, and the start of a name typed after it, at the end.
 _ACCESS_AT_END = re.compile(
     rf"(?<![\w$.:])(?P<chain>{_NAME}(?:(?:\.|::){_NAME})*)(?:\.|::|\?\.)(?P<typed>[\w$]*)$")
+# A name begun at the end, with no access before it.
+_NAME_BEGUN = re.compile(rf"(?<![\w$.:]){_NAME}$")
 # `.member(` on any value (`cmd.get_name()`, `a.b().len()`; Rust's `.collect::<T>()`).
 _METHOD_CALL = re.compile(rf"\.\s*({_NAME})\s*(?:::\s*<[^()]*?>\s*)?\(")
 # The head under which member_uses counts `.member(` calls through values of any kind:
@@ -1491,10 +1493,14 @@ def member_uses(
 
 def access_at_end(text: str) -> tuple[str, str] | None:
     """The member access ``text`` ends in, as an editor's cursor is while a name is typed:
-    `cmd.` gives ("cmd", ""), `crate::rt::cle` ("crate.rt", "cle"); None when it ends in
-    none (`f(x).` reaches through a call, which no name holds)."""
-    found = _ACCESS_AT_END.search(text.rsplit("\n", 1)[-1])
-    return None if found is None else (found["chain"].replace("::", "."), found["typed"])
+    `cmd.` gives ("cmd", ""), `crate::rt::cle` ("crate.rt", "cle"), a name begun with no
+    access before it (`x = lo`) ("", "lo"); None when it ends in neither (`f(x).` reaches
+    through a call, which no name holds)."""
+    last = text.rsplit("\n", 1)[-1]
+    if (found := _ACCESS_AT_END.search(last)) is not None:
+        return found["chain"].replace("::", "."), found["typed"]
+    alone = _NAME_BEGUN.search(last)
+    return None if alone is None else ("", alone.group())
 
 
 def identifiers(text: str) -> list[tuple[str, int]]:

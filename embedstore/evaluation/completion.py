@@ -50,6 +50,9 @@ HEADLINE_BUDGET = 2048
 CANDIDATE_ROW = "code-at-cursor"
 SUFFIX_ROW = "code-at-cursor with the suffix"
 AT_NAME_ROW = "code-at-cursor at the name"
+TYPED_ROW = "code-at-cursor, two characters typed"
+# What an editor's completion request often has of the name: its first few characters.
+TYPED_CHARS = 2
 BASELINE_ROW = "context, last 30 lines"
 _COLLECTION = "code"
 # The used name that a line cut at its end ends in (a JavaScript name may hold `$`).
@@ -70,6 +73,7 @@ class CompletionCase:
     # The target line's text before the used name (`    let n = cmd.`): what an editor's
     # cursor has before it while the name is being typed.
     typed: str = ""
+    name: str = ""  # the used name as the line writes it (`get_name`; an alias's `Cmd`)
 
 
 # -- finding cases ---------------------------------------------------------------------
@@ -113,18 +117,18 @@ def _cases_of(repo: str, file: FileUses) -> list[CompletionCase]:
         CompletionCase(
             repo, file.path, use.line, "".join(lines[: use.line - 1]),
             "".join(lines[use.line :]), use.kind, use.target.path, use.target.line,
-            use.target.name, _before_name(lines[use.line - 1], use.column),
+            use.target.name, *_split_at_name(lines[use.line - 1], use.column),
         )
         for use in per_line.values()
     ]
 
 
-def _before_name(line: str, name_end: int) -> str:
+def _split_at_name(line: str, name_end: int) -> tuple[str, str]:
     """The text of ``line`` before the name that ends at ``name_end`` (the parsers' UTF-8
-    byte offset); the whole line's start ("") when no name ends there."""
+    byte offset), and that name; ("", "") when no name ends there."""
     before = line.encode("utf-8", errors="replace")[:name_end].decode("utf-8", errors="replace")
     name = _NAME_AT_END.search(before)
-    return before[: name.start()] if name else ""
+    return (before[: name.start()], name.group()) if name else ("", "")
 
 
 def _sample(cases: Sequence[CompletionCase], seed: int, limit: int | None) -> list[CompletionCase]:
@@ -173,17 +177,18 @@ def sliding_windows(
     return window_context(collection, case.code, case.path, budget, count_tokens)
 
 
-def code_at_cursor(with_suffix: bool = False, at_name: bool = False) -> Row:
+def code_at_cursor(with_suffix: bool = False, at_name: bool = False, name_chars: int = 0) -> Row:
     """``context_for_code`` with the file's path; ``with_suffix``, given the file's text after
     the cursor's line as well, as an editor asking for a fill-in-the-middle completion sends it;
-    ``at_name``, with the cursor on the target line just before the used name (`cmd.|`)."""
+    ``at_name``, with the cursor on the target line just before the used name (`cmd.|`), or
+    ``name_chars`` into it (`cmd.ge|`)."""
 
     def row(
         collection: Collection, case: CompletionCase, budget: int, count_tokens: TokenCounter
     ) -> RagContext:
         from embedstore.retrieval.code_context import context_for_code
 
-        code = case.code + case.typed if at_name else case.code
+        code = case.code + case.typed + case.name[:name_chars] if at_name else case.code
         return context_for_code(
             collection, code, code_after=case.code_after if with_suffix else None,
             path=case.path, max_tokens=budget, tokenizer=count_tokens,
@@ -207,11 +212,12 @@ ROWS: dict[str, Row] = {
     CANDIDATE_ROW: code_at_cursor(with_suffix=False),
     SUFFIX_ROW: code_at_cursor(with_suffix=True),
     AT_NAME_ROW: code_at_cursor(at_name=True),
+    TYPED_ROW: code_at_cursor(at_name=True, name_chars=TYPED_CHARS),
 }
 # The rows whose answers read no vector: a collection indexed by any encoder that counts
 # tokens as the model does gives them the same answers (bench/completion.py --fast).
 VECTOR_FREE_ROWS = ("no retrieval", "imported definitions", "sliding-window BM25",
-                    CANDIDATE_ROW, SUFFIX_ROW, AT_NAME_ROW)
+                    CANDIDATE_ROW, SUFFIX_ROW, AT_NAME_ROW, TYPED_ROW)
 
 
 def check_rows(names: Sequence[str]) -> None:

@@ -6,12 +6,13 @@ class it names, or of the class a name of the code holds. Those members come fir
 order the evidence gave them; of them, those whose name starts as the typed text does first.
 Their class leads them: its outline lists them all compactly, even those code-at-cursor
 keeps out as candidates of their own (a method the edited file overrides, whose header the
-prompt holds: `logging.Handler.handleError(` in a handler's own `handleError`).
+prompt holds: `logging.Handler.handleError(` in a handler's own `handleError`). A name begun
+with no access before it (`x = lo|`) puts the definitions it may be the start of first.
 """
 
 from __future__ import annotations
 
-from embedstore.chunking.symbols import access_at_end
+from embedstore.chunking.symbols import access_at_end, identifiers
 from embedstore.retrieval.candidate_ranker import Candidate
 
 
@@ -21,6 +22,8 @@ def accessed_first(ranked: list[Candidate], code: str) -> list[Candidate]:
     if access is None:
         return ranked
     chain, typed = access
+    if not chain:
+        return _begun_first(ranked, code, typed)
     parts = chain.split(".")
     # `crate::net::UnixStream::` reaches UnixStream's members as `UnixStream::` does: the
     # longest tail of the chain that candidates are reached through decides.
@@ -37,3 +40,14 @@ def accessed_first(ranked: list[Candidate], code: str) -> list[Candidate]:
     owners = [c for c in ranked if any((m.path, m.start_line) in keys for m in c.members)]
     chosen = {id(c) for c in members + owners}
     return owners + members + [c for c in ranked if id(c) not in chosen]
+
+
+def _begun_first(ranked: list[Candidate], code: str, typed: str) -> list[Candidate]:
+    """A name begun alone (`x = lo`): the definitions it may be the start of first, unless it
+    may as well start a name of the code's own (`se` of `self`, a local), which is likelier."""
+    names = {c.row.name for c in ranked}
+    if any(name.startswith(typed) and name not in names for name, _ in identifiers(code)
+           if "." not in name and name != typed):
+        return ranked
+    begun = [c for c in ranked if c.row.name.startswith(typed)]
+    return begun + [c for c in ranked if not c.row.name.startswith(typed)]

@@ -27,6 +27,7 @@ def context(collection: Collection, code: str, path: str, max_tokens: int) -> st
     ("    Command::", ("Command", "")),
     ("    let x = f(y).", None),  # through a call's result, which no name holds
     ("    let x = ", None),
+    ("    let x = to_d", ("", "to_d")),  # a name begun with no access before it
     ("    let x = cmd.name\n", None),  # the line is finished: the cursor is on the next
     ("    let r = 1.5", None),
 ])
@@ -126,3 +127,25 @@ def test_a_modules_members_come_first_after_its_path(
     after = context(collection, code + typed, path, max_tokens=30)
     assert before.startswith(("src/other.rs", "pkg/other.py"))
     assert after.startswith(("src/units.rs", "pkg/units.py"))
+
+
+LOCAL_LINE = {"rust": "    let total = base;\n", "python": "    total = base\n"}
+
+
+@pytest.mark.parametrize("language", sorted(UNIT_CURSORS))
+def test_a_name_begun_alone_puts_what_it_may_start_first(
+    tmp_path: Path, fake_encoder: FakeEncoder, language: str
+) -> None:
+    collection = indexed(tmp_path, UNIT_FILES[language])
+    code, _, path = UNIT_CURSORS[language]
+    glob = {"rust": "use crate::units::*;\n", "python": "from pkg.units import *\n"}[language]
+    code = glob + code
+    # `to_d` can only start `to_days` (helper0..11 and other_days cannot) ...
+    assert context(collection, code + "to_d", path, max_tokens=30).startswith(
+        ("src/units.rs", "pkg/units.py"))
+    # ... but `to` may start a local name of the code's own as well (`total`), which is
+    # likelier: the function used just above leads, as with nothing typed.
+    head, _, last = code.rpartition("\n")
+    local = f"{head}\n{LOCAL_LINE[language]}{last}"
+    assert context(collection, local + "to", path, max_tokens=30).startswith(
+        ("src/other.rs", "pkg/other.py"))
