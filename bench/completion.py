@@ -18,11 +18,12 @@ section per set and --label; a section not run keeps its last results there. --a
 compares each row's per-cursor hits with the same section of an earlier run's JSON (another
 commit's), paired bootstrap over the cursors both ran, and adds the table to the section.
 
---fast scores the rows that read no vectors (code-at-cursor, its suffix and at-the-name
-rows, imported definitions, sliding-window BM25, no retrieval) without the model: each repository is
-indexed with the test suite's hashing encoder, and budgets are counted by the default
-model's tokenizer. Its figures are within a cursor or two of the model's, and indexing takes
-seconds instead of minutes: tune with it, then confirm without it. Its indexes are in
+--fast scores the rows that read no vectors (code-at-cursor, its suffix, at-the-name and
+two-characters-typed rows, imported definitions, sliding-window BM25, no retrieval) without
+the model: each repository is indexed with the test suite's hashing encoder, and budgets are
+counted by the default model's tokenizer. Its figures are within a cursor or two of the
+model's, and indexing takes seconds instead of minutes: tune with it, then confirm without
+it. Its indexes are in
 bench/work/completion-fast/, its results in bench/results/completion_fast.{md,json} and
 completion_multi_fast.{md,json}.
 """

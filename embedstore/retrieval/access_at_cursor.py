@@ -12,7 +12,9 @@ with no access before it (`x = lo|`) puts the definitions it may be the start of
 
 from __future__ import annotations
 
-from embedstore.chunking.symbols import access_at_end, identifiers
+import re
+
+from embedstore.chunking.symbols import access_at_end
 from embedstore.retrieval.candidate_ranker import Candidate
 
 
@@ -46,8 +48,9 @@ def _begun_first(ranked: list[Candidate], code: str, typed: str) -> list[Candida
     """A name begun alone (`x = lo`): the definitions it may be the start of first, unless it
     may as well start a name of the code's own (`se` of `self`, a local), which is likelier."""
     names = {c.row.name for c in ranked}
-    if any(name.startswith(typed) and name not in names for name, _ in identifiers(code)
-           if "." not in name and name != typed):
+    starting = re.compile(rf"(?<![\w$]){re.escape(typed)}[\w$]*")
+    # The code before the name begun: does it write a name so begun that no candidate has?
+    if any(m.group() not in names for m in starting.finditer(code, 0, len(code) - len(typed))):
         return ranked
     begun = [c for c in ranked if c.row.name.startswith(typed)]
     return begun + [c for c in ranked if not c.row.name.startswith(typed)]
