@@ -19,7 +19,8 @@ from embedstore.retrieval.candidate_ranker import Candidate
 
 
 def accessed_first(ranked: list[Candidate], code: str) -> list[Candidate]:
-    """``ranked`` with the members of the access ``code`` ends in first (as is without one)."""
+    """``ranked`` with the members of the access ``code`` ends in first, or the definitions
+    the name it ends in may start (as is when it ends in neither)."""
     access = access_at_end(code)
     if access is None:
         return ranked
