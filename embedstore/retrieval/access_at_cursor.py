@@ -16,6 +16,7 @@ import re
 
 from embedstore.chunking.symbols import access_at_end
 from embedstore.retrieval.candidate_ranker import Candidate
+from embedstore.retrieval.receivers import self_type
 
 
 def accessed_first(ranked: list[Candidate], code: str) -> list[Candidate]:
@@ -28,6 +29,8 @@ def accessed_first(ranked: list[Candidate], code: str) -> list[Candidate]:
     if not chain:
         return _begun_first(ranked, code, typed)
     parts = chain.split(".")
+    if parts[0] == "Self" and (named := self_type(code)) is not None:
+        parts[0] = named  # `Self::new(` in an `impl Command` block is `Command::new(`
     # `crate::net::UnixStream::` reaches UnixStream's members as `UnixStream::` does: the
     # longest tail of the chain that candidates are reached through decides.
     for start in range(len(parts)):

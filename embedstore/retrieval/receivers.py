@@ -380,8 +380,8 @@ def _rust_self(code: str) -> Iterator[Receiver]:
     """In a method of an `impl` block open at the end of ``code``, `self` holds the block's
     type, as the method's `self` parameter borrows it: its other methods, often in other
     files (a trait's `impl`, `spec_extend.rs`), are what `self.` calls."""
-    block = _last(RUST_IMPL.finditer(code))
-    if block is None or not still_open(code, block.end() - 1):
+    block = _open_impl(code)
+    if block is None:
         return
     method = _last(_RS_FN.finditer(code, block.end()))
     if method is None or (taken := _RS_SELF.match(method["params"])) is None:
@@ -390,6 +390,18 @@ def _rust_self(code: str) -> Iterator[Receiver]:
     if body >= 0 and still_open(code, body) and (type_ := rust_impl_type(block["head"])):
         yield Receiver("self", type_, False, _line_of(code)(method.start()),
                        _rust_borrow(taken["borrow"]), own=True)
+
+
+def self_type(code: str) -> str | None:
+    """What Rust's `Self` names at the end of ``code``: the type of the `impl` block open
+    there (None outside one, and in every other language)."""
+    block = _open_impl(code)
+    return (rust_impl_type(block["head"]) or None) if block is not None else None
+
+
+def _open_impl(code: str) -> re.Match[str] | None:
+    block = _last(RUST_IMPL.finditer(code))
+    return block if block is not None and still_open(code, block.end() - 1) else None
 
 
 def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:

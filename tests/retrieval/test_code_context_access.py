@@ -86,6 +86,21 @@ def test_a_class_imported_under_another_name_is_reached_through_that_name(
     assert "pub(crate) fn helper" not in answer
 
 
+def test_self_names_the_type_of_the_impl_block_open_at_the_cursor(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, {**BUILDER_CRATE,
+                                    "src/lib.rs": "pub mod command;\npub mod util;\nmod ext;\n"})
+    # A trait's impl for Command in another file; an associated function, so no `self`.
+    code = ("use crate::command::Command;\nuse crate::util;\n\ntrait Make {\n"
+            "    fn make() -> u32;\n}\n\nimpl Make for Command {\n    fn make() -> u32 {\n"
+            "        let a = util::helper3(1);\n        let b = util::helper7(2);\n"
+            "        let n = Self::get_n")
+    answer = context(collection, code, "src/ext.rs", 60)
+    assert "pub fn get_name(&self) -> &str {" in answer
+    assert "pub(crate) fn helper" not in answer
+
+
 # A module of thirteen functions reached by its path in Rust and by its alias in Python, and
 # a function of another module that the code calls just above the cursor.
 UNIT_FILES = {
