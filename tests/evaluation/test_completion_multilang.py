@@ -57,6 +57,18 @@ func discard(item string) {
 	_ = normalize(item)
 }
 """,
+    # Files built under opposite constraints define the same names: each uses its own.
+    "limit_big.go": "//go:build !small\n\npackage shop\n\nconst Limit = 100\n",
+    "limit_small.go": """//go:build small
+
+package shop
+
+const Limit = 1
+
+func limit() int {
+	return Limit
+}
+""",
     # The blank identifier declares nothing: `_ =` above is no use of this.
     "assert.go": """package shop
 

@@ -152,10 +152,14 @@ def _uses(
     in_test = _is_test(file.source.rel_path)
     scope = {**home.definitions, **(home.test_definitions if in_test else {})}
     imported = _imports(file, packages, modules)
+    # A name the file defines itself is its own, whatever a sibling defines: files built
+    # under opposite constraints (`//go:build nomsgpack`) define the same names.
+    own = {text(match[kind][0]) for match in matches(_LANGUAGE, _DEFINITIONS, file.root)
+           for kind in match if kind not in ("receiver", "method")}
     found: list[Use] = []
     for declaration in file.root.children:
         hidden = set(captures(_LANGUAGE, _LOCALS, declaration).get("local", []))
-        locals_ = {text(n) for n in hidden}
+        locals_ = {text(n) for n in hidden} | own
         typed = _typed_variables(declaration, scope, imported) \
             if declaration.type in _FUNCTIONS else {}
         for node in preorder(declaration):
