@@ -13,21 +13,26 @@ with no access before it (`x = lo|`) puts the definitions it may be the start of
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 
 from embedstore.chunking.symbols import access_at_end
+from embedstore.languages import is_comment_line
 from embedstore.retrieval.candidate_ranker import Candidate
 from embedstore.retrieval.receivers import self_type
 
 
-def accessed_first(ranked: list[Candidate], code: str) -> list[Candidate]:
+def accessed_first(
+    ranked: list[Candidate], code: str, language: str, own: Set[str] = frozenset()
+) -> list[Candidate]:
     """``ranked`` with the members of the access ``code`` ends in first, or the definitions
-    the name it ends in may start (as is when it ends in neither)."""
+    the name it ends in may start (as is when it ends in neither). ``own``: the names the
+    edited file defines (no candidates: the prompt holds them) and its package's."""
     access = access_at_end(code)
     if access is None:
         return ranked
     chain, typed = access
     if not chain:
-        return _begun_first(ranked, code, typed)
+        return _begun_first(ranked, code[:len(code) - len(typed)], typed, language, own)
     parts = chain.split(".")
     if parts[0] == "Self" and (named := self_type(code)) is not None:
         parts[0] = named  # `Self::new(` in an `impl Command` block is `Command::new(`
@@ -48,13 +53,17 @@ def accessed_first(ranked: list[Candidate], code: str) -> list[Candidate]:
     return owners + members + [c for c in ranked if id(c) not in chosen]
 
 
-def _begun_first(ranked: list[Candidate], code: str, typed: str) -> list[Candidate]:
+def _begun_first(
+    ranked: list[Candidate], before: str, typed: str, language: str, own: Set[str]
+) -> list[Candidate]:
     """A name begun alone (`x = lo`): the definitions it may be the start of first, unless it
     may as well start a name of the code's own (`se` of `self`, a local), which is likelier."""
-    names = {c.row.name for c in ranked}
+    known = {c.row.name for c in ranked} | own
     starting = re.compile(rf"(?<![\w$]){re.escape(typed)}[\w$]*")
-    # The code before the name begun: does it write a name so begun that no candidate has?
-    if any(m.group() not in names for m in starting.finditer(code, 0, len(code) - len(typed))):
+    # Does the code ``before`` the name begun write a name so begun that is no definition?
+    # Comments' words are no names (`// is it` for `is_blank`).
+    code = "\n".join(line for line in before.split("\n") if not is_comment_line(line, language))
+    if any(m.group() not in known for m in starting.finditer(code)):
         return ranked
     begun = [c for c in ranked if c.row.name.startswith(typed)]
     return begun + [c for c in ranked if not c.row.name.startswith(typed)]

@@ -165,7 +165,9 @@ def context_for_code(
         raise UserInputError(f"code is longer than {MAX_CODE_CHARS} characters")
     ranked = ranked_candidates(collection, code, code_after=code_after, path=path,
                                filters=filters, similar=similar)
-    ranked = accessed_first(rerank(ranked, code, census(collection.conn, ranked), path), code)
+    language = detect_language(path) if path else main_language(collection)
+    ranked = accessed_first(rerank(ranked, code, census(collection.conn, ranked), path), code,
+                            language, _own_names(collection, code, path, language))
     # Lines' token counts are kept between answers for the tokenizers known by name.
     if isinstance(tokenizer, str):
         count, costs = load_tokenizer(tokenizer), token_costs(collection, tokenizer)
@@ -215,6 +217,13 @@ def ranked_candidates(
     for cand in ranked:
         cand.members = [m for m in cand.members if _reachable(collection, m, path)]
     return ranked
+
+
+def _own_names(collection: Collection, code: str, path: str | None, language: str) -> set[str]:
+    """The names the edited file defines (the collection's copy) and its package's parts."""
+    names = {row.name for row in every_definition(collection, path)} if path else set()
+    package = package_clause(code.split("\n"), language)
+    return names | set(package.split(".") if package else ())
 
 
 def _reachable(collection: Collection, row: DefinitionRow, path: str | None) -> bool:

@@ -164,3 +164,28 @@ def test_a_name_begun_alone_puts_what_it_may_start_first(
     local = f"{head}\n{LOCAL_LINE[language]}{last}"
     assert context(collection, local + "to", path, max_tokens=30).startswith(
         ("src/other.rs", "pkg/other.py"))
+
+
+# A Go package in libyaml's manner: helpers named `is_*` and `yaml_*` in sibling files, and
+# the edited file's own `yaml_scan`.
+YAML_PACKAGE = {
+    "go.mod": "module example.com/yaml\n\ngo 1.21\n",
+    "chars.go": "package yaml\n\nfunc is_blank(b byte) bool {\n\treturn b == ' '\n}\n",
+    "emit.go": "package yaml\n\nfunc yaml_emit(n int) int {\n\treturn n\n}\n",
+    "other.go": "package yaml\n\nfunc other_days(n int) int {\n\treturn n\n}\n",
+    "scan.go": "package yaml\n\nfunc yaml_scan(buf []byte) int {\n\treturn len(buf)\n}\n",
+}
+YAML_CODE = ("package yaml\n\n// It is what the scanner reads.\nfunc yaml_scan(buf []byte) int {\n"
+             "\tn := other_days(len(buf))\n\tif ")
+
+
+@pytest.mark.parametrize(("typed", "leader"), [
+    ("is", "chars.go"),  # `is` of the comment is no name of the code's
+    ("ya", "emit.go"),  # nor are `yaml` of the package clause and the file's own `yaml_scan`
+    ("", "other.go"),  # nothing typed: the function used just above leads
+])
+def test_a_begun_name_defers_only_to_names_the_code_writes_and_defines_nowhere(
+    tmp_path: Path, fake_encoder: FakeEncoder, typed: str, leader: str
+) -> None:
+    collection = indexed(tmp_path, YAML_PACKAGE)
+    assert context(collection, YAML_CODE + typed, "scan.go", max_tokens=20).startswith(leader)
