@@ -172,6 +172,20 @@ pub fn origin() -> Point {
 }
 
 mod os;
+mod effects;
+""",
+    # A trait's `shifted` for Point: `p.shifted()` still calls Point's own.
+    "src/effects.rs": """use crate::geometry::Point;
+
+pub trait Shift {
+    fn shifted(&self) -> Self;
+}
+
+impl Shift for Point {
+    fn shifted(&self) -> Self {
+        Point::new(self.x, self.y)
+    }
+}
 """,
     "src/os.rs": """#[cfg(unix)]
 #[path = "platform/unix.rs"]
@@ -230,6 +244,7 @@ RUST_CASES = {
     # `Point::new` of the same file is no case; `super::UNIT` comes after `util::double`.
     ("src/geometry/point.rs", 15, "call", "src/util.rs", 2, "double"),
     ("src/os.rs", 6, "call", "src/platform/unix.rs", 1, "page_size"),
+    ("src/effects.rs", 9, "method", "src/geometry/point.rs", 10, "Point.new"),
     ("tests/shapes.rs", 5, "method", "src/geometry/point.rs", 10, "Point.new"),
     ("tests/shapes.rs", 6, "attribute", "src/geometry/mod.rs", 5, "UNIT"),
     ("tests/shapes.rs", 7, "method", "src/geometry/point.rs", 14, "Point.shifted"),  # `let p`

@@ -88,8 +88,11 @@ def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
     crates = _Crates(modules, libraries, {m.source.rel_path: key for key, m in modules.items()})
     for module in modules.values():
         crates.scan(module)
-    for module in modules.values():
-        crates.attach_impls(module)
+    # A type's own (inherent) methods first: `g.add_node(` calls StableGraph's own
+    # `add_node`, not that of a trait it implements (`impl Build for StableGraph`).
+    for inherent in (True, False):
+        for module in modules.values():
+            crates.attach_impls(module, inherent)
     return [FileUses(m.source.rel_path, m.source.text, crates.uses_in(m))
             for m in modules.values()]
 
@@ -145,11 +148,15 @@ class _Crates:
                     else:
                         module.uses.setdefault(alias, (target, public))
 
-    def attach_impls(self, module: _Module) -> None:
-        """Each `impl`'s functions and constants become members of the type it names."""
+    def attach_impls(self, module: _Module, inherent: bool) -> None:
+        """Each `impl`'s functions and constants become members of the type it names: of
+        the type's own `impl`s when ``inherent``, else of trait `impl`s and traits."""
         path = module.source.rel_path
         for item in _items(module.root):
             if item.type not in ("impl_item", "trait_item"):
+                continue
+            if (item.type == "impl_item" and item.child_by_field_name("trait") is None) \
+                    != inherent:
                 continue
             named = item.child_by_field_name("type") if item.type == "impl_item" \
                 else item.child_by_field_name("name")
