@@ -258,7 +258,7 @@ class _Definitions:
         elif kind == "namespace":
             yield from self._members(inner, owner)
         elif kind == "impl":
-            implemented = _name(inner)
+            implemented = _implemented(inner)
             if owner is None and implemented:
                 yield from self._members(inner, implemented)
         elif kind in _KINDS:  # not macros
@@ -1442,6 +1442,15 @@ def _join(folder: str, path: str) -> str:
     return f"{folder}/{path}" if folder else path
 
 
+
+def _implemented(impl: Node) -> str | None:
+    """The type a Rust `impl` is for, a borrowed one too: `impl IntoNeighbors for &'a List`
+    gives List the methods that `g.neighbors(a)` with `g: &List` calls."""
+    node = impl.child_by_field_name("type")
+    while node is not None and node.type in ("reference_type", "pointer_type"):
+        node = node.child_by_field_name("type")
+    return _text(node).split("<")[0] if node is not None else _name(impl)
+
 # --- Identifiers ---------------------------------------------------------------------------
 
 # A name: JavaScript's and Java's may hold `$` (zod's `core.$ZodType`, RxJS's `source$`);
@@ -1451,6 +1460,14 @@ _NAME = r"(?:[^\W\d]|\$)[\w$]*"
 # A name, or a chain of them joined by dots, or by `::` as Rust and C++ reach into a type or
 # module (`NaiveDate::MAX`, `crate::group::parse_group`); not the tail of a number (`1e5`).
 _CHAIN = re.compile(rf"(?<![\w$]){_NAME}(?:(?:\.|::){_NAME})*")
+# Rust's type arguments between a path's names, nested once or twice: the turbofish of
+# `StableGraph::<N, E>::new(` and `HashMap::<K, Vec<V>>::with_capacity(`.
+_TURBOFISH = re.compile(r"::<[^<>\n]*(?:<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>[^<>\n]*)*>")
+
+
+def without_turbofish(text: str) -> str:
+    """``text`` with Rust's turbofishes taken out, so that `A::<T>::new` reads as `A::new`."""
+    return _TURBOFISH.sub("", text)
 
 
 # `head.member` (or `head::member`) where head starts a chain (not `a.head.member`).
@@ -1483,7 +1500,7 @@ def member_uses(
     heads = {ref.alias.split(".")[0] for ref in imports} | set(implicit)
     every = every_head and any(ref.name == "*" for ref in imports)
     counts: Counter[tuple[str, str]] = Counter()
-    for match in _MEMBER.finditer(text):
+    for match in _MEMBER.finditer(without_turbofish(text)):
         head = match.group(1)
         if every or head in heads or (unimported is not None and unimported.match(head)):
             counts[(head, match.group(2))] += 1
@@ -1496,7 +1513,7 @@ def access_at_end(text: str) -> tuple[str, str] | None:
     `cmd.` gives ("cmd", ""), `crate::rt::cle` ("crate.rt", "cle"), a name begun with no
     access before it (`x = lo`) ("", "lo"); None when it ends in neither (`f(x).` reaches
     through a call, which no name holds)."""
-    last = text.rsplit("\n", 1)[-1]
+    last = without_turbofish(text.rsplit("\n", 1)[-1])
     if (found := _ACCESS_AT_END.search(last)) is not None:
         return found["chain"].replace("::", "."), found["typed"]
     alone = _NAME_BEGUN.search(last)
@@ -1508,12 +1525,15 @@ def identifiers(text: str) -> list[tuple[str, int]]:
 
     A dotted chain comes whole and then part by part: `client.get` gives
     "client.get", "client", "get"; a `::` path is a chain too: `Utc::now` gives
-    "Utc.now", "Utc", "now". Keywords, strings and comments are not told apart:
-    callers look the names up, and a name that is no symbol finds nothing.
+    "Utc.now", "Utc", "now"; a turbofish's type arguments come after their path:
+    `Vec::<Item>::new` gives "Vec.new", "Vec", "new", "Item". Keywords, strings and
+    comments are not told apart: callers look the names up, and a name that is no symbol
+    finds nothing.
     """
     found: list[tuple[str, int]] = []
     for number, line in enumerate(text.split("\n"), 1):
-        for match in _CHAIN.finditer(line):
+        arguments = "".join(f" {m.group()[3:-1]}" for m in _TURBOFISH.finditer(line))
+        for match in _CHAIN.finditer(without_turbofish(line) + arguments):
             chain = match.group().replace("::", ".")
             found.append((chain, number))
             if "." in chain:

@@ -236,11 +236,22 @@ def _reachable(collection: Collection, row: DefinitionRow, path: str | None) -> 
         return True
     text = file_lines(collection, row.path)
     naming = naming_line(collection, row)
-    # A Rust `impl` block is no definition: its method's owner is the block's first line.
+    # A Rust `impl` block is no definition: its method's owner is the block's head.
     owner = ("\n".join(text.get(n, "") for n in owner_header(collection, row))
-             or text.get(enclosing_lines(collection, row.path).get(naming, 0), ""))
+             or _block_head(text, enclosing_lines(collection, row.path).get(naming, 0), naming))
     return rule(Declared(row.path, row.qualname, text.get(naming, ""), owner,
                          file_text(collection, row.path)), path)
+
+
+def _block_head(text: Mapping[int, str], first: int, member: int) -> str:
+    """A block's head from its ``first`` line to its `{`, above its ``member``'s line: an
+    `impl` over lines (`impl<N, E> Default` / `    for MatrixGraph<N, E>` / `{`)."""
+    lines: list[str] = []
+    for number in range(first, member) if first else ():
+        lines.append(text.get(number, ""))
+        if "{" in lines[-1]:
+            break
+    return "\n".join(lines)
 
 
 def _order_members(candidates: dict[tuple[str, int], Candidate]) -> None:

@@ -30,6 +30,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from embedstore.chunking.symbols import without_turbofish
+
 
 @dataclass(frozen=True)
 class Receiver:
@@ -313,7 +315,8 @@ def _go_returns(signature: str) -> str | None:
 
 # --- Rust -------------------------------------------------------------------------------------
 
-_RS_PATH = rf"{_NAME}(?:::{_NAME})*"
+# A path, with a turbofish's type arguments where one may stand (`Vec::<u8>::new`).
+_RS_PATH = rf"{_NAME}(?:::{_GENERIC})?(?:::{_NAME}(?:::{_GENERIC})?)*"
 # Types whose members are the standard library's; `Self` needs the impl block to resolve.
 _RUST_LIBRARY = frozenset({
     "Vec", "VecDeque", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "Box", "Rc", "Arc",
@@ -335,7 +338,8 @@ _RS_PARAM = re.compile(rf"(?:^|,)\s*(?:mut\s+)?(?P<name>{_NAME})\s*:\s*{_RS_TYPE
 _RS_RETURNS = re.compile(rf"->[ \t]*{_RS_TYPE}")
 # An `impl` block's header: `impl<T> Trait<T> for Type<T> {`.
 RUST_IMPL = re.compile(r"^[ \t]*(?:unsafe[ \t]+)?impl\b(?P<head>[^{;]*)\{", re.MULTILINE)
-_RS_IMPL_TYPE = re.compile(r"\s*(?:\w+::)*(?P<type>[A-Z]\w*)")
+# The type an `impl` names, a borrow of it too (`impl IntoIterator for &'a List`).
+_RS_IMPL_TYPE = re.compile(r"\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)?(?:\w+::)*(?P<type>[A-Z]\w*)")
 # A method's `self` parameter, as it borrows the value: `&self`, `&'a mut self`, `mut self`.
 _RS_SELF = re.compile(
     rf"\s*(?P<borrow>&[ \t]*(?:'{_NAME}[ \t]+)?(?:mut[ \t]+)?)?(?:mut[ \t]+)?self\b")
@@ -360,7 +364,7 @@ def _rust_made(path: str) -> str | None:
 def _rust(code: str) -> Iterator[Receiver]:
     line = _line_of(code)
     for match in _RS_LET.finditer(code):
-        made = _rust_made(match["path"])
+        made = _rust_made(without_turbofish(match["path"]))
         # A struct literal names a type; `loop {`, `unsafe {` name none.
         if made is not None and (match["open"] == "(" or made.rsplit(".", 1)[-1][:1].isupper()):
             yield Receiver(match["name"], made, match["open"] == "(", line(match.start()))

@@ -33,7 +33,9 @@ if TYPE_CHECKING:  # at run time the store never loads the chunker (fast `list` 
 # 17: `$` is part of a name (zod's `$ZodString`).
 # 18: JavaScript's definitions by assignment (`exports.f = function`, `C.prototype.m =`)
 # and `require("./x").name` imports.
-SYMBOLS_VERSION = "18"
+# 19: a Rust turbofish is no break in a path (`StableGraph::<N, E>::new` uses `new`
+# through StableGraph); an `impl` for a borrow (`for &'a List`) gives the type its methods.
+SYMBOLS_VERSION = "19"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS definitions (
     file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

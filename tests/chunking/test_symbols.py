@@ -449,6 +449,7 @@ impl<T> Shape for Point<T> {
 pub enum Kind { A }
 type Alias = i32;
 macro_rules! m { () => {} }
+impl<'a> Shape for &'a Kind { fn name(&self) {} }
 """
 
 
@@ -465,6 +466,7 @@ def test_rust_definitions() -> None:
         ("Point.SIDES", "constant", 21, 21, 21, ""),
         ("Kind", "type", 23, 23, 23, ""),
         ("Alias", "type", 24, 24, 24, ""),
+        ("Kind.name", "method", 26, 26, 26, ""),  # an impl for a borrow is the type's
     ]
 
 

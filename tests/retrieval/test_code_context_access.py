@@ -25,6 +25,7 @@ def context(collection: Collection, code: str, path: str, max_tokens: int) -> st
     ("    let t = crate::units::to_d", ("crate.units", "to_d")),
     ("    self.store.", ("self.store", "")),
     ("    Command::", ("Command", "")),
+    ("    let g = Graph::<N, Vec<E>>::with", ("Graph", "with")),  # past a turbofish
     ("    let x = f(y).", None),  # through a call's result, which no name holds
     ("    let x = ", None),
     ("    let x = to_d", ("", "to_d")),  # a name begun with no access before it
@@ -84,6 +85,34 @@ def test_a_class_imported_under_another_name_is_reached_through_that_name(
     answer = context(collection, code + "Cmd::get_n", "src/run.rs", 60)
     assert "pub fn get_name(&self) -> &str {" in answer
     assert "pub(crate) fn helper" not in answer
+
+
+@pytest.mark.parametrize("typed", ["cmd.get_n", "Command::<u8>::get_n"])
+def test_a_turbofish_is_no_break_in_a_path(
+    tmp_path: Path, fake_encoder: FakeEncoder, typed: str
+) -> None:
+    generic = BUILDER_CRATE["src/command.rs"].replace(
+        "pub struct Command {", "pub struct Command<T> {\n    tag: T,").replace(
+        "impl Command {", "impl<T> Command<T> {")
+    collection = indexed(tmp_path, {**BUILDER_CRATE, "src/command.rs": generic})
+    # `cmd` holds what `Command::<u8>::new()` makes; `Command::<u8>::` reaches its members.
+    code = BUILDER_CODE.replace("cmd: &Command", "").replace(
+        "    let n = ", "    let cmd = Command::<u8>::new();\n    let n = ")
+    answer = context(collection, code + typed, "src/run.rs", 60)
+    assert "pub fn get_name(&self) -> &str {" in answer
+    assert "pub(crate) fn helper" not in answer
+
+
+def test_a_trait_impl_with_its_header_over_lines_is_callable_from_other_modules(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # `fn default` has no `pub`: the `for` on the header's second line makes it public.
+    default = ("\nimpl Default\n    for Command\n{\n    fn default() -> Self {\n"
+               "        Command { name: String::new() }\n    }\n}\n")
+    collection = indexed(tmp_path, {**BUILDER_CRATE,
+                                    "src/command.rs": BUILDER_CRATE["src/command.rs"] + default})
+    answer = context(collection, BUILDER_CODE + "Command::def", "src/run.rs", 60)
+    assert "fn default() -> Self {" in answer
 
 
 def test_self_names_the_type_of_the_impl_block_open_at_the_cursor(
