@@ -151,7 +151,9 @@ def add_receivers(
                                + USED_NEAR * used.get(member.name, 0.0),
                                it.score + USED_NEAR * beside[id(member)])
                 it.held = True
-                it.through.update(holding[name])
+                # Reached through its holders, and through its class as add_members' are
+                # (`StableGraph::` after `let g: StableGraph<N, E> = `).
+                it.through.update(holding[name] | {row.name})
 
 
 # How a name may hold a value, freest first (Rust: owned, `&mut`, `&`).

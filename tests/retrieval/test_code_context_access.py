@@ -103,6 +103,17 @@ def test_a_turbofish_is_no_break_in_a_path(
     assert "pub(crate) fn helper" not in answer
 
 
+def test_a_class_known_only_by_what_a_name_holds_is_reached_through_its_own_name(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, BUILDER_CRATE)
+    # An import that resolves nowhere (a prelude's chain): Command comes only as what `cmd`
+    # holds, and `Command::` still reaches its members.
+    code = BUILDER_CODE.replace("command::Command;", "prelude::Command;")
+    answer = context(collection, code + "Command::get_n", "src/run.rs", 60)
+    assert "pub fn get_name(&self) -> &str {" in answer
+
+
 def test_a_trait_impl_with_its_header_over_lines_is_callable_from_other_modules(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
