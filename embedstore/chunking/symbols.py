@@ -1227,6 +1227,30 @@ def rust_modules_placed(declared: Iterable[tuple[str, str, str]]) -> dict[str, t
     return found
 
 
+def rust_modules_bound(
+    imports: Iterable[tuple[str, ImportRef]], paths: Collection[str], project: Project
+) -> dict[str, tuple[str, ...]]:
+    """Of each `use` that binds a module (`pub use crate::graph_impl::stable_graph;` in
+    lib.rs): the place its name gives the module in the importing one (`src/stable_graph`,
+    so that `crate::stable_graph::StableGraph` reaches it) -> the module's files; as
+    ``rust_modules_placed`` gives them, to put in ``project.rust_modules`` beside those."""
+    found: dict[str, tuple[str, ...]] = {}
+    for file, ref in imports:
+        if ref.name in (None, "*"):
+            continue
+        modules = tuple(target for target in resolve_import(ref, file, "rust", paths, project)
+                        if _rust_module_name(target) == ref.name)
+        if modules:
+            found.setdefault(_join(_rust_module_folder(file), ref.alias), modules)
+    return found
+
+
+def _rust_module_name(path: str) -> str:
+    """The module a file is: `a/b.rs` and `a/b/mod.rs` are `b`."""
+    folder, name = posixpath.split(path)
+    return posixpath.basename(folder) if name == "mod.rs" else name.removesuffix(".rs")
+
+
 def rust_path_file(declaring: str, written: str) -> str:
     """A `#[path]` outside inline modules is relative to the declaring file's folder."""
     return posixpath.normpath(_join(posixpath.dirname(declaring), written))

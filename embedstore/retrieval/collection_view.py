@@ -20,7 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 from embedstore.chunking.projects import PROJECT_FILES, Project, read_project
-from embedstore.chunking.symbols import ANY_VALUE, rust_modules_placed
+from embedstore.chunking.symbols import (
+    ANY_VALUE,
+    ImportRef,
+    rust_modules_bound,
+    rust_modules_placed,
+)
 from embedstore.languages import line_comment, outline_skips_annotations
 from embedstore.store import db, symbol_table
 from embedstore.store.collection import Collection
@@ -111,7 +116,15 @@ def project_of(collection: Collection) -> Project:
         project = read_project(PurePath(root).name if root else "", files, text)
         placed = rust_modules_placed((path, ref.module, ref.alias) for path, ref
                                      in symbol_table.imports_ending(collection.conn, ".rs"))
-        return replace(project, rust_modules=placed)
+        project = replace(project, rust_modules=placed)
+        # A module a `use` binds is reached through that binding too, where no file of its
+        # own name is (`crate::stable_graph::` after lib.rs's `pub use
+        # crate::graph_impl::stable_graph;`).
+        bound = rust_modules_bound(
+            ((path, ImportRef(*row)) for path, row
+             in symbol_table.imports_of_files_ending(collection.conn, ".rs")),
+            paths, project)
+        return replace(project, rust_modules={**bound, **placed})
 
     got = cached(collection, "project", read)
     assert isinstance(got, Project)

@@ -173,6 +173,16 @@ def imports_ending(conn: sqlite3.Connection, suffix: str) -> list[tuple[str, Imp
     return [(path, ImportRow(*r)) for path, *r in rows]
 
 
+def imports_of_files_ending(conn: sqlite3.Connection, suffix: str) -> list[tuple[str, ImportRow]]:
+    """(importing path, import) of every import of the files whose path ends with ``suffix``."""
+    rows = conn.execute(
+        "SELECT f.path, i.module, i.name, i.alias, i.level, i.line FROM imports i "
+        "JOIN files f ON f.id = i.file_id WHERE substr(f.path, -?) = ? "
+        "ORDER BY f.path, i.line", (len(suffix), suffix),
+    )
+    return [(path, ImportRow(*r)) for path, *r in rows]
+
+
 def member_uses(conn: sqlite3.Connection, heads: Sequence[str]) -> dict[str, int]:
     """Member -> how often the collection's files reach it through an imported name in
     ``heads`` (``events.sleep``), the most under any one head."""

@@ -103,6 +103,27 @@ def test_a_turbofish_is_no_break_in_a_path(
     assert "pub(crate) fn helper" not in answer
 
 
+# petgraph's shape: lib.rs binds a module by `pub use` and the prelude reaches through it.
+PRELUDE_CRATE = {
+    "Cargo.toml": '[package]\nname = "graphs"\nversion = "0.1.0"\n',
+    "src/lib.rs": "mod graph_impl;\npub mod prelude;\npub use crate::graph_impl::stable_graph;\n",
+    "src/graph_impl/mod.rs": "pub mod stable_graph;\n",
+    "src/graph_impl/stable_graph.rs": "pub struct StableGraph {\n    nodes: usize,\n}\n\n"
+                                      "impl StableGraph {\n"
+                                      "    pub fn new() -> Self {\n        StableGraph { nodes: 0 }\n"
+                                      "    }\n}\n",
+    "src/prelude.rs": "pub use crate::stable_graph::StableGraph;\n",
+}
+
+
+def test_a_module_a_use_binds_is_reached_through_that_binding(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    collection = indexed(tmp_path, PRELUDE_CRATE)
+    code = "use graphs::prelude::*;\n\n#[test]\nfn grows() {\n    let g = StableGraph::"
+    assert "pub fn new() -> Self {" in context(collection, code, "tests/grow.rs", 60)
+
+
 def test_a_class_known_only_by_what_a_name_holds_is_reached_through_its_own_name(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
