@@ -1466,7 +1466,6 @@ def _join(folder: str, path: str) -> str:
     return f"{folder}/{path}" if folder else path
 
 
-
 def _implemented(impl: Node) -> str | None:
     """The type a Rust `impl` is for, a borrowed one too: `impl IntoNeighbors for &'a List`
     gives List the methods that `g.neighbors(a)` with `g: &List` calls."""
@@ -1474,6 +1473,7 @@ def _implemented(impl: Node) -> str | None:
     while node is not None and node.type in ("reference_type", "pointer_type"):
         node = node.child_by_field_name("type")
     return _text(node).split("<")[0] if node is not None else _name(impl)
+
 
 # --- Identifiers ---------------------------------------------------------------------------
 

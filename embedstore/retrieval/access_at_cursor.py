@@ -22,7 +22,7 @@ from embedstore.retrieval.receivers import self_type
 
 
 def accessed_first(
-    ranked: list[Candidate], code: str, language: str, own: Set[str] = frozenset()
+    ranked: list[Candidate], code: str, language: str, own: Set[str]
 ) -> list[Candidate]:
     """``ranked`` with the members of the access ``code`` ends in first, or the definitions
     the name it ends in may start (as is when it ends in neither). ``own``: the names the

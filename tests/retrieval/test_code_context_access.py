@@ -109,9 +109,8 @@ PRELUDE_CRATE = {
     "src/lib.rs": "mod graph_impl;\npub mod prelude;\npub use crate::graph_impl::stable_graph;\n",
     "src/graph_impl/mod.rs": "pub mod stable_graph;\n",
     "src/graph_impl/stable_graph.rs": "pub struct StableGraph {\n    nodes: usize,\n}\n\n"
-                                      "impl StableGraph {\n"
-                                      "    pub fn new() -> Self {\n        StableGraph { nodes: 0 }\n"
-                                      "    }\n}\n",
+                                      "impl StableGraph {\n    pub fn new() -> Self {\n"
+                                      "        StableGraph { nodes: 0 }\n    }\n}\n",
     "src/prelude.rs": "pub use crate::stable_graph::StableGraph;\n",
 }
 
