@@ -165,19 +165,20 @@ def imports_of(conn: sqlite3.Connection, path: str) -> list[ImportRow]:
 
 def imports_ending(conn: sqlite3.Connection, suffix: str) -> list[tuple[str, ImportRow]]:
     """(importing path, import) of every import whose module ends with ``suffix``."""
-    rows = conn.execute(
-        "SELECT f.path, i.module, i.name, i.alias, i.level, i.line FROM imports i "
-        "JOIN files f ON f.id = i.file_id WHERE substr(i.module, -?) = ? "
-        "ORDER BY f.path, i.line", (len(suffix), suffix),
-    )
-    return [(path, ImportRow(*r)) for path, *r in rows]
+    return _imports_where(conn, "i.module", suffix)
 
 
 def imports_of_files_ending(conn: sqlite3.Connection, suffix: str) -> list[tuple[str, ImportRow]]:
     """(importing path, import) of every import of the files whose path ends with ``suffix``."""
+    return _imports_where(conn, "f.path", suffix)
+
+
+def _imports_where(
+    conn: sqlite3.Connection, column: str, suffix: str
+) -> list[tuple[str, ImportRow]]:
     rows = conn.execute(
         "SELECT f.path, i.module, i.name, i.alias, i.level, i.line FROM imports i "
-        "JOIN files f ON f.id = i.file_id WHERE substr(f.path, -?) = ? "
+        f"JOIN files f ON f.id = i.file_id WHERE substr({column}, -?) = ? "
         "ORDER BY f.path, i.line", (len(suffix), suffix),
     )
     return [(path, ImportRow(*r)) for path, *r in rows]
