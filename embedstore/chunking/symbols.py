@@ -1556,8 +1556,10 @@ def identifiers(text: str) -> list[tuple[str, int]]:
     """
     found: list[tuple[str, int]] = []
     for number, line in enumerate(text.split("\n"), 1):
-        arguments = "".join(f" {m.group()[3:-1]}" for m in _TURBOFISH.finditer(line))
-        for match in _CHAIN.finditer(without_turbofish(line) + arguments):
+        if "::<" in line:  # rare: most lines need no more passes
+            arguments = "".join(f" {m.group()[3:-1]}" for m in _TURBOFISH.finditer(line))
+            line = without_turbofish(line) + arguments
+        for match in _CHAIN.finditer(line):
             chain = match.group().replace("::", ".")
             found.append((chain, number))
             if "." in chain:

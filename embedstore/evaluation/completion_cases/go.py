@@ -71,6 +71,10 @@ class _File:
     source: SourceFile
     root: Node
     package: str
+    # The package-level names the file defines itself (methods aside): its own, whatever a
+    # sibling defines, as files built under opposite constraints (`//go:build nomsgpack`)
+    # define the same names.
+    own: set[str] = field(default_factory=set)
 
 
 def find(root: Path, sources: Sequence[SourceFile]) -> list[FileUses]:
@@ -131,6 +135,7 @@ def _add_definitions(file: _File, package: _Package) -> list[tuple[str, Definiti
                 methods.append((receiver, Definition(path, line(nodes[0]),
                                                      f"{receiver}.{name}", "method")))
             continue
+        file.own.add(name)
         table.setdefault(name, Definition(path, line(nodes[0]), name, kind))
     return methods
 
@@ -152,14 +157,10 @@ def _uses(
     in_test = _is_test(file.source.rel_path)
     scope = {**home.definitions, **(home.test_definitions if in_test else {})}
     imported = _imports(file, packages, modules)
-    # A name the file defines itself is its own, whatever a sibling defines: files built
-    # under opposite constraints (`//go:build nomsgpack`) define the same names.
-    own = {text(match[kind][0]) for match in matches(_LANGUAGE, _DEFINITIONS, file.root)
-           for kind in match if kind not in ("receiver", "method")}
     found: list[Use] = []
     for declaration in file.root.children:
         hidden = set(captures(_LANGUAGE, _LOCALS, declaration).get("local", []))
-        locals_ = {text(n) for n in hidden} | own
+        locals_ = {text(n) for n in hidden} | file.own
         typed = _typed_variables(declaration, scope, imported) \
             if declaration.type in _FUNCTIONS else {}
         for node in preorder(declaration):
