@@ -593,11 +593,13 @@ def _add_similar(
     for cand in candidates.values():
         cand.score += CO_USED * used.get(cand.row.name, 0.0)
     # A README's or a doc page's example shows what such code calls (above), but holds
-    # nothing the next line can call: only code is a candidate itself.
+    # nothing the next line can call: only code is a candidate itself. Nor does a
+    # namespace that defines nothing where it is written: a module written in another file
+    # (Rust's `pub mod run;`, which may name the edited file itself).
     for rank, hit in enumerate(hits):
-        if hit.language not in GRAMMARS:
-            continue
         row = _unit_definition(collection, hit)
+        if hit.language not in GRAMMARS or row.kind == "namespace":
+            continue
         found = candidates.setdefault((row.path, row.start_line), Candidate(row))
         found.score += SIMILAR / math.sqrt(rank + 1)
 

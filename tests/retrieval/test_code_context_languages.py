@@ -94,6 +94,23 @@ def test_a_derive_line_in_the_edited_file_does_not_hide_a_struct(
     assert "pub struct Point {" in text
 
 
+def test_a_mod_line_is_no_candidate(tmp_path: Path, fake_encoder: FakeEncoder) -> None:
+    # lib.rs's `pub mod segment;` is like the edited file's last lines (it names the file's
+    # module) and holds nothing the next line can call: it would only take budget.
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "plane"\nversion = "0.1.0"\n',
+        "src/lib.rs": RUST_LIB + "pub mod segment;\n",
+        "src/point.rs": RUST_POINT,
+        "src/shape.rs": RUST_SHAPE,
+    })
+    code = ("use crate::point::Point;\n\n/// A segment.\npub struct Segment {\n"
+            "    pub start: Point,\n}\n\npub fn segment(start: Point) -> Segment {\n"
+            "    let segment = Segment { start };\n    ")
+    text = context_for_code(collection, code, path="src/segment.rs", max_tokens=2000).text
+    assert "pub struct Point {" in text
+    assert "pub mod" not in text
+
+
 RUST_POINT_TESTS = """use super::*;
 
 #[test]
