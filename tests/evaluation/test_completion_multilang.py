@@ -173,6 +173,23 @@ pub fn origin() -> Point {
 
 mod os;
 mod effects;
+mod segment;
+""",
+    # A field of `self` holds its declared type: `self.start.shifted()` is Point's; a
+    # `Vec` field's `len` is the standard library's.
+    "src/segment.rs": """use crate::geometry::Point;
+
+pub struct Segment {
+    start: Point,
+    pub(crate) stops: Vec<Point>,
+}
+
+impl Segment {
+    pub fn moved(&self) -> Point {
+        let _n = self.stops.len();
+        self.start.shifted()
+    }
+}
 """,
     # A trait's `shifted` for Point: `p.shifted()` still calls Point's own.
     "src/effects.rs": """use crate::geometry::Point;
@@ -248,6 +265,7 @@ RUST_CASES = {
     ("tests/shapes.rs", 5, "method", "src/geometry/point.rs", 10, "Point.new"),
     ("tests/shapes.rs", 6, "attribute", "src/geometry/mod.rs", 5, "UNIT"),
     ("tests/shapes.rs", 7, "method", "src/geometry/point.rs", 14, "Point.shifted"),  # `let p`
+    ("src/segment.rs", 11, "method", "src/geometry/point.rs", 14, "Point.shifted"),
 }
 
 # A Java package and a subpackage: siblings need no import; a static import; an annotation

@@ -7,7 +7,8 @@ places, where no file lies at its place, is the file it names. `use` paths resol
 through `crate::`, `self::`, `super::`, the library's name and the names a module
 has in scope, `pub use` re-exports and globs followed. Methods and associated
 constants are members of the type their `impl` names. A variable's type is known
-from `x: T`, `let x = T { .. }` or `T::new(..)`, and `self` from its `impl`.
+from `x: T`, `let x = T { .. }` or `T::new(..)`, `self` from its `impl`, and a field of
+`self` (`self.map.insert(`) from its type's struct (`map: IndexMap<K, V>`).
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ class _Crates:
         self.modules = modules
         self.libraries = libraries
         self.files = files  # a source's path -> its module's key
+        # A struct's (path, line) -> its module and its named fields' types.
+        self.fields: dict[tuple[str, int], tuple[_Module, dict[str, Node]]] = {}
 
     def scan(self, module: _Module) -> None:
         path = module.source.rel_path
@@ -133,6 +136,12 @@ class _Crates:
             if kind is not None and name is not None:
                 module.definitions.setdefault(text(name), Definition(
                     path, line(name), text(name), kind))
+            body = item.child_by_field_name("body") if item.type == "struct_item" else None
+            if name is not None and body is not None:
+                self.fields[(path, line(name))] = (module, {
+                    text(field_name): field_type for declared in body.named_children
+                    if (field_name := declared.child_by_field_name("name")) is not None
+                    and (field_type := declared.child_by_field_name("type")) is not None})
             written = rust_path_attribute(item) if item.type == "mod_item" else None
             if written is not None and name is not None:
                 module.placed.setdefault(text(name), rust_path_file(path, written))
@@ -250,7 +259,8 @@ class _Crates:
                 continue
             implemented = item.child_by_field_name("type") if item.type == "impl_item" else None
             owner = self.type_of(implemented, module) if implemented is not None else None
-            typed: dict[str, Definition] = {"self": owner} if owner is not None else {}
+            typed: dict[str, Definition] = {"self": owner, **self._fields_of(owner)} \
+                if owner is not None else {}
             for node in preorder(item):
                 self._learn_type(node, module, typed)
                 resolved = self._resolve(node, module, typed)
@@ -260,6 +270,17 @@ class _Crates:
                 found_use = use_of(name, target, _called(node))
                 if found_use is not None:
                     found.append(found_use)
+        return found
+
+    def _fields_of(self, owner: Definition) -> dict[str, Definition]:
+        """`self.name` -> the type of each of ``owner``'s fields that names a type of the
+        crates (not `Arc<T>` or `Vec<T>`: their methods are the standard library's)."""
+        module, fields = self.fields.get((owner.path, owner.line), (None, {}))
+        found = {}
+        for name, written in fields.items():
+            kind = self.type_of(written, module) if module is not None else None
+            if kind is not None:
+                found[f"self.{name}"] = kind
         return found
 
     def _resolve(self, node: Node, module: _Module, typed: dict[str, Definition]
