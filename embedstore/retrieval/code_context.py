@@ -43,6 +43,7 @@ from dataclasses import replace
 
 from embedstore.chunking.grammars import GRAMMARS
 from embedstore.chunking.symbols import (
+    FileSymbols,
     extract_symbols,
     identifiers,
     naming_binds_siblings,
@@ -105,10 +106,12 @@ from embedstore.retrieval.held_members import (
     add_receivers,
     attributes_near,
     chains_by_head,
+    field_holders,
     neighbours,
     reached_through,
 )
 from embedstore.retrieval.module_bindings import (
+    HAS_MEMBERS,
     bindings,
     follow,
     module_stem,
@@ -456,6 +459,8 @@ def _structural(
                if ref.name not in (None, "*", "default") and ref.alias != ref.name}
     holders = {name: replace(found, source=renamed.get(found.source, found.source))
                for name, found in receivers(code, language).items()}
+    holders.update(field_holders(collection, holders, _class_texts(code + code_after, own),
+                                 path, language))
     attribute_near = attributes_near(near, holders)
     add_members(collection, candidates, attribute_near)
     # ... and its members are reached through the name it is imported under (`OldDuration::`).
@@ -467,6 +472,18 @@ def _structural(
         _add_expected(collection, enclosing.returns, candidates)
         _add_namesakes(enclosing.name, candidates)
     return candidates
+
+
+def _class_texts(text: str, symbols: FileSymbols) -> dict[str, str]:
+    """The text of each class ``symbols`` (of ``text``) defines, by name; the definitions
+    of one name joined (Rust's `#[cfg]` alternatives)."""
+    lines = text.split("\n")
+    found: dict[str, str] = {}
+    for d in symbols.definitions:
+        if d.kind in HAS_MEMBERS:
+            body = "\n".join(lines[d.start_line - 1:d.end_line])
+            found[d.name] = f"{found[d.name]}\n{body}" if d.name in found else body
+    return found
 
 
 def _add_expected(

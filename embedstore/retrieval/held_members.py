@@ -14,7 +14,12 @@ from collections.abc import Container, Iterable, Mapping, Set
 
 from embedstore.languages import callable_through, is_private_member
 from embedstore.retrieval.candidate_ranker import Candidate
-from embedstore.retrieval.collection_view import definitions_in, header_text, method_calls
+from embedstore.retrieval.collection_view import (
+    definitions_in,
+    file_lines,
+    header_text,
+    method_calls,
+)
 from embedstore.retrieval.evidence_weights import (
     MEMBER_SHARE,
     NEIGHBOUR_HALF_LIFE,
@@ -23,7 +28,7 @@ from embedstore.retrieval.evidence_weights import (
     USED_NEAR,
 )
 from embedstore.retrieval.module_bindings import HAS_MEMBERS, member_files
-from embedstore.retrieval.receivers import Receiver, returned_type
+from embedstore.retrieval.receivers import FIELDS_READ, Receiver, field_types, returned_type
 from embedstore.store import symbol_table
 from embedstore.store.collection import Collection
 from embedstore.store.symbol_table import DefinitionRow
@@ -154,6 +159,33 @@ def add_receivers(
                 # Reached through its holders, and through its class as add_members' are
                 # (`StableGraph::` after `let g: StableGraph<N, E> = `).
                 it.through.update(holding[name] | {row.name})
+
+
+def field_holders(
+    collection: Collection, holders: Mapping[str, Receiver], own: Mapping[str, str],
+    path: str | None, language: str,
+) -> dict[str, Receiver]:
+    """`self.map` holds what the definition of the method's own receiver's class declares
+    its field to be (`map: IndexMap<K, V>`): a wrapper's methods call the wrapped value's
+    (IndexSet's `self.map.insert_full(`). The definition is the one the code shows (``own``:
+    class name -> its definitions' text), else the collection's copy of the edited file's,
+    else the collection's only one of that name; `#[cfg]` alternatives all count."""
+    found: dict[str, Receiver] = {}
+    for name, holder in holders.items():
+        if not holder.own or language not in FIELDS_READ:
+            continue
+        definition = own.get(holder.source)
+        if definition is None:
+            rows = [r for r in symbol_table.definitions_named(collection.conn, [holder.source])
+                    if r.kind in HAS_MEMBERS and r.language == language]
+            rows = [r for r in rows if r.path == path] or rows[:1] * (len(rows) == 1)
+            definition = "\n".join(file_lines(collection, r.path).get(n, "") for r in rows
+                                   for n in range(r.start_line, r.end_line + 1))
+        for field, (cls, borrow) in field_types(definition, language).items():
+            # As the receiver holds it: a field of `&self` is borrowed as `&self` is.
+            found[f"{name}.{field}"] = Receiver(f"{name}.{field}", cls, False, holder.line,
+                                                 borrow or holder.borrow, own=True)
+    return found
 
 
 # How a name may hold a value, freest first (Rust: owned, `&mut`, `&`).

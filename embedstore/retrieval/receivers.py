@@ -13,7 +13,8 @@ further). One pass over the text, no parse, per language:
 Java, TypeScript (and JavaScript), Go and Rust have the same three kinds of binding:
 `new Cls(...)`, `x := pkg.NewT(...)`, `let x = Type::new(...)`; `const x = f(...)`; and a
 declared type (`Cls x;`, `x: Cls`, `var x *T`, `fn f(x: &Type)`). Rust's `self`, in a
-method of an `impl` block, holds the block's type.
+method of an `impl` block, holds the block's type; a field of `self`, the type its struct
+declares (:func:`field_types` reads the struct, held_members.py finds it).
 
 A later binding of a name overrides an earlier one; nothing here knows which names
 are classes: the caller looks them up. Every pattern is linear in the text: each starts
@@ -461,6 +462,19 @@ def _rust_returns(signature: str) -> str | None:
     return _rust_class(type_)
 
 
+# A struct's field with its type, one a line: `    pub(crate) map: IndexMap<K, V>,` (a
+# `where` clause's `T: Clone` has a capitalised name, which no field has).
+_RS_FIELD = re.compile(
+    rf"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?(?P<name>[a-z_]\w*)[ \t]*:[ \t]*{_RS_TYPE}",
+    re.MULTILINE)
+
+
+def _rust_fields(definition: str) -> Iterator[tuple[str, str, str]]:
+    for match in _RS_FIELD.finditer(definition):
+        if (cls := _rust_class(match["type"])) is not None:
+            yield match["name"], cls, _rust_borrow(match["borrow"])
+
+
 _BINDINGS: dict[str, Callable[[str], Iterator[Receiver]]] = {
     "python": _python, "java": _java, "typescript": _typescript, "tsx": _typescript,
     "javascript": _typescript, "go": _go, "rust": _rust}
@@ -507,6 +521,19 @@ def receivers(code: str, language: str) -> dict[str, Receiver]:
     for found in sorted(find(code), key=lambda r: r.line):
         last[found.name] = found
     return last
+
+
+_FIELDS: dict[str, Callable[[str], Iterator[tuple[str, str, str]]]] = {"rust": _rust_fields}
+# The languages whose classes' fields field_types reads.
+FIELDS_READ = frozenset(_FIELDS)
+
+
+def field_types(definition: str, language: str) -> dict[str, tuple[str, str]]:
+    """Each field a class's definition (its text) declares of a class's type -> (that
+    class, how the field holds it): `map: IndexMap<K, V>` -> ("IndexMap", ""). Empty for a
+    language without rules."""
+    read = _FIELDS.get(language)
+    return {name: (cls, borrow) for name, cls, borrow in read(definition)} if read else {}
 
 
 def returned_type(signature: str, language: str) -> str | None:

@@ -228,6 +228,31 @@ def test_a_call_through_a_held_value_speaks_for_its_own_types_member_alone(
     assert text.count("pub fn hour(&self) -> u32 {") == 1
 
 
+def test_a_field_of_self_holds_the_type_its_struct_declares(
+    tmp_path: Path, fake_encoder: FakeEncoder
+) -> None:
+    # indexmap's IndexSet wraps an IndexMap (`map: IndexMap<T, (), S>`): its methods call
+    # `self.map.`'s, a name of the code holding no value of its own.
+    def methods(*names: str) -> str:
+        return "".join(f"    pub fn {m}(&self) -> u32 {{\n        self.n\n    }}\n\n"
+                       for m in names)
+    collection = indexed(tmp_path, {
+        "Cargo.toml": '[package]\nname = "maps"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod table;\npub mod entry;\n",
+        "src/table.rs": "pub struct Map<K> {\n    n: u32,\n    k: Vec<K>,\n}\n\nimpl<K> Map<K> {\n"
+                        + methods(*(f"step_{i}" for i in range(8)), "reserve_slot") + "}\n",
+        "src/entry.rs": "pub struct Entry {\n    n: u32,\n}\n\nimpl Entry {\n"
+                        + methods("key", "resize", "remove") + "}\n",
+    })
+    code = ("use crate::entry::Entry;\nuse crate::table::Map;\n\npub struct Set<T> {\n"
+            "    pub(crate) map: Map<T>,\n}\n\nimpl<T> Set<T> {\n"
+            "    pub fn grow(&mut self, e: &Entry) -> u32 {\n        let k = e.key();\n"
+            "        self.map.res")
+    text = context(collection, code, "src/set.rs", max_tokens=30)
+    assert "pub fn reserve_slot(&self) -> u32 {" in text
+    assert "pub fn resize(&self) -> u32 {" not in text  # `res` of Entry, no field's type
+
+
 def test_of_a_held_values_methods_those_the_collection_calls_most_come_first(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from embedstore.retrieval import code_context, held_members
-from embedstore.retrieval.receivers import Receiver, receivers, returned_type
+from embedstore.retrieval.receivers import Receiver, field_types, receivers, returned_type
 from tests.chunking.test_symbols_pathological import PATHOLOGICAL as EXTRACTOR_PROBES
 from tests.fakes import FakeEncoder
 from tests.retrieval.test_code_context import indexed
@@ -248,6 +248,17 @@ def test_rust_self_holds_the_type_of_the_impl_block_open_at_the_cursor() -> None
     # An associated function has no `self`; past the block, nor does the code.
     assert "self" not in receivers(impl + "    fn new() -> Self {\n        ", "rust")
     assert "self" not in receivers(method + "}\n    }\n}\n\nfn free() {\n    ", "rust")
+
+
+def test_rust_struct_fields_hold_the_types_they_declare() -> None:
+    struct = ("/// A set.\n#[derive(Clone)]\npub struct IndexSet<T, S = RandomState>\nwhere\n"
+              "    T: Clone,\n{\n    pub(crate) map: IndexMap<T, (), S>,\n"
+              "    entries: Vec<Bucket<T>>,\n    shared: Arc<Inner>,\n    hasher: &'a mut S,\n"
+              "    pub len: usize,\n    /// doc: Comment\n    pub(super) core: core::Core,\n}")
+    # A `Vec` or an `Arc` holds the standard library's; a `where` bound is no field.
+    assert field_types(struct, "rust") == {
+        "map": ("IndexMap", ""), "hasher": ("S", "&mut"), "core": ("core.Core", "")}
+    assert field_types(struct, "python") == {}
 
 
 @pytest.mark.parametrize(("signature", "expected"), [
