@@ -204,21 +204,22 @@ def test_a_doc_comment_above_a_signature_brings_none_of_its_body(
     assert all(f"pub fn set_{i}(&mut self, v: i64) -> bool {{" in text for i in range(9))
 
 
+def rust_struct_with(name: str, *methods: str) -> str:
+    """A Rust struct ``name`` and an `impl` of `&self` methods ``methods``."""
+    body = "".join(f"    pub fn {m}(&self) -> u32 {{\n        self.n\n    }}\n\n" for m in methods)
+    return f"pub struct {name} {{\n    n: u32,\n}}\n\nimpl {name} {{\n{body}}}\n"
+
+
 def test_a_call_through_a_held_value_speaks_for_its_own_types_member_alone(
     tmp_path: Path, fake_encoder: FakeEncoder
 ) -> None:
     # chrono: `d.hour()` with `d: &NaiveDateTime` lifted NaiveTime's and DateTime's `hour`
     # too, to the head of their outlines, over what else they hold.
-    def methods(*names: str) -> str:
-        return "".join(f"    pub fn {m}(&self) -> u32 {{\n        self.n\n    }}\n\n"
-                       for m in names)
     collection = indexed(tmp_path, {
         "Cargo.toml": '[package]\nname = "dates"\nversion = "0.1.0"\n',
         "src/lib.rs": "pub mod time;\npub mod stamp;\n",
-        "src/time.rs": "pub struct Time {\n    n: u32,\n}\n\nimpl Time {\n"
-                       + methods("hour", "minute", "second") + "}\n",
-        "src/stamp.rs": "pub struct Stamp {\n    n: u32,\n}\n\nimpl Stamp {\n"
-                        + methods("year", "month", "day", "hour", "minute") + "}\n",
+        "src/time.rs": rust_struct_with("Time", "hour", "minute", "second"),
+        "src/stamp.rs": rust_struct_with("Stamp", "year", "month", "day", "hour", "minute"),
     })
     code = ("use crate::stamp::Stamp;\nuse crate::time::Time;\n\n"
             "pub fn show(t: &Time) -> u32 {\n    let h = t.hour();\n    let m = t.minute();\n"
@@ -233,19 +234,14 @@ def test_a_field_of_self_holds_the_type_its_struct_declares(
 ) -> None:
     # indexmap's IndexSet wraps an IndexMap (`map: IndexMap<T, (), S>`): its methods call
     # `self.map.`'s, a name of the code holding no value of its own.
-    def methods(*names: str) -> str:
-        return "".join(f"    pub fn {m}(&self) -> u32 {{\n        self.n\n    }}\n\n"
-                       for m in names)
     collection = indexed(tmp_path, {
         "Cargo.toml": '[package]\nname = "maps"\nversion = "0.1.0"\n',
         "src/lib.rs": "pub mod table;\npub mod entry;\n",
-        "src/table.rs": "pub struct Map<K> {\n    n: u32,\n    k: Vec<K>,\n}\n\nimpl<K> Map<K> {\n"
-                        + methods(*(f"step_{i}" for i in range(8)), "reserve_slot") + "}\n",
-        "src/entry.rs": "pub struct Entry {\n    n: u32,\n}\n\nimpl Entry {\n"
-                        + methods("key", "resize", "remove") + "}\n",
+        "src/table.rs": rust_struct_with("Map", *(f"step_{i}" for i in range(8)), "reserve_slot"),
+        "src/entry.rs": rust_struct_with("Entry", "key", "resize", "remove"),
     })
     code = ("use crate::entry::Entry;\nuse crate::table::Map;\n\npub struct Set<T> {\n"
-            "    pub(crate) map: Map<T>,\n}\n\nimpl<T> Set<T> {\n"
+            "    pub(crate) map: Map,\n    stops: Vec<T>,\n}\n\nimpl<T> Set<T> {\n"
             "    pub fn grow(&mut self, e: &Entry) -> u32 {\n        let k = e.key();\n"
             "        self.map.res")
     text = context(collection, code, "src/set.rs", max_tokens=30)
