@@ -614,8 +614,10 @@ def _add_similar(
     # namespace that defines nothing where it is written: a module written in another file
     # (Rust's `pub mod run;`, which may name the edited file itself).
     for rank, hit in enumerate(hits):
+        if hit.language not in GRAMMARS:
+            continue
         row = _unit_definition(collection, hit)
-        if hit.language not in GRAMMARS or row.kind == "namespace":
+        if row.kind == "namespace":
             continue
         found = candidates.setdefault((row.path, row.start_line), Candidate(row))
         found.score += SIMILAR / math.sqrt(rank + 1)

@@ -178,7 +178,8 @@ def field_holders(
         if definition is None:
             rows = [r for r in symbol_table.definitions_named(collection.conn, [holder.source])
                     if r.kind in HAS_MEMBERS and r.language == language]
-            rows = [r for r in rows if r.path == path] or rows[:1] * (len(rows) == 1)
+            mine = [r for r in rows if r.path == path]
+            rows = mine or (rows if len(rows) == 1 else [])
             definition = "\n".join(file_lines(collection, r.path).get(n, "") for r in rows
                                    for n in range(r.start_line, r.end_line + 1))
         for field, (cls, borrow) in field_types(definition, language).items():
