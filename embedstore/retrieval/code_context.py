@@ -119,7 +119,7 @@ from embedstore.retrieval.module_bindings import (
     passed_on_by_name,
 )
 from embedstore.retrieval.outline_packing import pack
-from embedstore.retrieval.receivers import Receiver, receivers
+from embedstore.retrieval.receivers import FIELDS_READ, Receiver, receivers
 from embedstore.retrieval.search import allowed_file_ids, lexical_hits
 from embedstore.retrieval.tokenizers import load_tokenizer
 from embedstore.store import db, symbol_table
@@ -459,8 +459,9 @@ def _structural(
                if ref.name not in (None, "*", "default") and ref.alias != ref.name}
     holders = {name: replace(found, source=renamed.get(found.source, found.source))
                for name, found in receivers(code, language).items()}
-    holders.update(field_holders(collection, holders, _class_texts(code + code_after, own),
-                                 path, language))
+    if language in FIELDS_READ:  # only there do the classes' texts say anything
+        holders.update(field_holders(collection, holders, _class_texts(code + code_after, own),
+                                     path, language))
     attribute_near = attributes_near(near, holders)
     add_members(collection, candidates, attribute_near)
     # ... and its members are reached through the name it is imported under (`OldDuration::`).

@@ -28,7 +28,7 @@ from embedstore.retrieval.evidence_weights import (
     USED_NEAR,
 )
 from embedstore.retrieval.module_bindings import HAS_MEMBERS, member_files
-from embedstore.retrieval.receivers import FIELDS_READ, Receiver, field_types, returned_type
+from embedstore.retrieval.receivers import Receiver, field_types, returned_type
 from embedstore.store import symbol_table
 from embedstore.store.collection import Collection
 from embedstore.store.symbol_table import DefinitionRow
@@ -172,7 +172,7 @@ def field_holders(
     else the collection's only one of that name; `#[cfg]` alternatives all count."""
     found: dict[str, Receiver] = {}
     for name, holder in holders.items():
-        if not holder.own or language not in FIELDS_READ:
+        if not holder.own:
             continue
         definition = own.get(holder.source)
         if definition is None:
